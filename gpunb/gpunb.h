@@ -1,0 +1,91 @@
+/* gpunb.h — GPUNB: the regular force, its derivative and the neighbour lists
+ * (Nitadori & Aarseth 2012, §3.4), behind one API with several backends:
+ *   "cpu-ref"  plain C + OpenMP, double precision: the reference and oracle;
+ *   "cuda"     the GPU backend (gpunb_cuda.cu), when built with CUDA.
+ *
+ * Units are physical (G = 1): accelerations and jerks as they are, not
+ * NBODY6's scaled F = a/2, FDOT = jerk/6.
+ *
+ * The library keeps its own copy of the j-bodies (slots [jbeg, jend) of the
+ * caller's body arrays): mass, time t0 and the Taylor polynomial at t0 (x, v,
+ * a, jerk).  gpunb_set_jp sends bodies corrected since the last call;
+ * gpunb_predict brings every j-body to time t with the third-order predictor
+ *     x(t) = x0 + v0 s + a s^2/2 + j s^3/6,  v(t) = v0 + a s + j s^2/2,  s = t - t0,
+ * the same formula (and, for the CPU backend, the same operation order) as
+ * the integrator's own predictor, so the regular and irregular forces of a
+ * block see one predicted state.
+ *
+ * The neighbour contract (one definition for every backend): j != i is a
+ * neighbour of i when
+ *     min(|r_ij|^2, |r_ij + dtr_i v_ij|^2) < m_j * h2_i,
+ * with r_ij = x_j - x_i, v_ij = v_j - v_i, and h2_i = RS_i^2 / <m> passed by
+ * the caller (so heavy stars are neighbours further out; identical to the
+ * paper's eq. 3 for equal masses).  Strict <, self excluded by index, lists
+ * ascending.  A neighbour is not summed into the regular force.
+ */
+#ifndef NBODY6C_GPUNB_H
+#define NBODY6C_GPUNB_H
+
+#include <stddef.h>
+
+typedef struct gpunb gpunb;
+
+typedef enum {
+    GPUNB_AUTO = 0,   /* the GPU when one is present, else the CPU backend */
+    GPUNB_CPU = 1,    /* --gpu=off */
+    GPUNB_REQUIRED = 2 /* --gpu=required: fail if no GPU */
+} gpunb_mode;
+
+typedef struct gpunb_config {
+    gpunb_mode mode;
+    int ngpu;        /* GPUs to use, 0 = all visible */
+    int simple_path; /* 1: host predicts and sends all j-bodies (reference path) */
+} gpunb_config;
+
+/* Opens a library for up to nmax body slots and lists of up to nbmax
+ * entries.  Returns NULL with a message in err on failure.  `notice`, if
+ * non-NULL, receives a one-line notice (e.g. "no GPU found, CPU backend"). */
+gpunb *gpunb_open(int nmax, int nbmax, const gpunb_config *cfg,
+                  char *notice, size_t noticelen, char *err, size_t errlen);
+void gpunb_close(gpunb *g);
+const char *gpunb_backend(const gpunb *g);
+
+/* The j-bodies are the slots [jbeg, jend). */
+void gpunb_set_range(gpunb *g, int jbeg, int jend);
+
+/* Stores the polynomials of n bodies idx[k] (x, v, a, jerk at time t0[k]). */
+void gpunb_set_jp(gpunb *g, int n, const int *idx, const double *t0,
+                  const double (*x)[3], const double (*v)[3],
+                  const double (*a)[3], const double (*jerk)[3], const double *m);
+
+/* Predicts every j-body to time t (no-op for bodies already there). */
+void gpunb_predict(gpunb *g, double t);
+
+/* Regular force on ni i-bodies at the given (predicted) x, v:
+ *   a[k], jerk[k]: sum over j-bodies not in i's neighbour set, j != idx[k];
+ *   nnb[k], list + k*nbmax: the neighbour set, ascending body indices;
+ *   nnb[k] = -1 when the set has more than nbmax members (the force is then
+ *   undefined: the caller shrinks h2 and asks again).
+ * Returns the number of overflowed bodies. */
+int gpunb_regf(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
+               const double (*x)[3], const double (*v)[3],
+               double (*a)[3], double (*jerk)[3], int *nnb, int *list);
+
+/* Start-up second and third derivatives (ALGORITHMS.md §7) for ni i-bodies
+ * from the stored j-state (x, v, a, jerk at the current time, after
+ * gpunb_set_jp and gpunb_predict at that time).  i's own x, v, a, jerk are
+ * given; a and jerk are the total (irregular + regular) values of every
+ * body.  Each j term goes to the irregular (neighbour, by the contract with
+ * h2 and dtr) or the regular sums.  Every j-body contributes (no
+ * truncation). */
+void gpunb_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
+                 const double (*x)[3], const double (*v)[3],
+                 const double (*a)[3], const double (*jerk)[3],
+                 double (*d2irr)[3], double (*d3irr)[3],
+                 double (*d2reg)[3], double (*d3reg)[3]);
+
+/* Potential of n given bodies on each other: pot[i] = sum_{j != i} m_j/|x_i - x_j|
+ * (positive), good to 1e-10 relative. Independent of the stored j-state. */
+void gpunb_pot(gpunb *g, int n, const double *m, const double (*x)[3], double *pot);
+
+#endif

@@ -1,0 +1,40 @@
+/* gpunb_impl.h — what a GPUNB backend provides: a table of functions behind
+ * the public API of gpunb.h.  Each backend embeds `struct gpunb` as the first
+ * member of its own state, so gpunb.c can dispatch without knowing it. */
+#ifndef NBODY6C_GPUNB_IMPL_H
+#define NBODY6C_GPUNB_IMPL_H
+
+#include "gpunb.h"
+
+typedef struct gpunb_ops {
+    const char *name;
+    void (*close)(gpunb *g);
+    void (*set_range)(gpunb *g, int jbeg, int jend);
+    void (*set_jp)(gpunb *g, int n, const int *idx, const double *t0,
+                   const double (*x)[3], const double (*v)[3],
+                   const double (*a)[3], const double (*jerk)[3], const double *m);
+    void (*predict)(gpunb *g, double t);
+    int (*regf)(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
+                const double (*x)[3], const double (*v)[3],
+                double (*a)[3], double (*jerk)[3], int *nnb, int *list);
+    void (*fpoly)(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
+                  const double (*x)[3], const double (*v)[3],
+                  const double (*a)[3], const double (*jerk)[3],
+                  double (*d2irr)[3], double (*d3irr)[3],
+                  double (*d2reg)[3], double (*d3reg)[3]);
+    void (*pot)(gpunb *g, int n, const double *m, const double (*x)[3], double *pot);
+} gpunb_ops;
+
+struct gpunb {
+    const gpunb_ops *ops;
+    int nmax, nbmax;
+};
+
+/* Backends.  Each returns NULL with a message in err when it cannot open. */
+gpunb *gpunb_cpu_open(int nmax, int nbmax, char *err, size_t errlen);
+#ifdef HAVE_CUDA
+/* Returns NULL with err set when no usable GPU is present. */
+gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, char *err, size_t errlen);
+#endif
+
+#endif

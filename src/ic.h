@@ -1,0 +1,53 @@
+/* ic.h — initial models: the random generator, Plummer and uniform spheres,
+ * the power-law mass function, bodies from a file, and the scaling to
+ * standard N-body units (G = 1, M = 1, E = -1/4 at virial ratio Q, centre of
+ * mass at rest at the origin).
+ *
+ * rng.c owns the generator, imf.c the masses, models.c the spheres,
+ * bodyfile.c the KZ(22) file, scale.c the scaling, ic.c the dispatch on the
+ * deck.  Bodies are plain arrays (m[n], x[n][3], v[n][3]) so that tests and
+ * the integrator share them without copying. */
+#ifndef NBODY6C_IC_H
+#define NBODY6C_IC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "deck.h"
+
+/* xoshiro256** seeded through splitmix64 (the algorithm is written out in
+ * rng.c, so a deck gives the same bodies on every machine). */
+typedef struct rng { uint64_t s[4]; } rng;
+void rng_seed(rng *r, uint64_t seed);
+double rng_uniform(rng *r); /* in [0, 1), 53 random bits */
+
+/* Power-law masses as NBODY6 (DECK.md): i = 1..n from BODY1 down to BODYN,
+ * then scaled to mean 1 (the caller's scaling then makes the total 1). */
+void imf_power_law(int n, double alphas, double body1, double bodyn, double *m);
+
+/* Positions and velocities in the model's own units, centre of mass removed. */
+void model_plummer(int n, const double *m, rng *r, double (*x)[3], double (*v)[3]);
+void model_uniform(int n, const double *m, rng *r, double (*x)[3], double (*v)[3]);
+
+/* Reads n bodies "m x y z vx vy vz" (one per line) from path.  Returns 0, or
+ * nonzero with "PATH:LINE: FIELD: reason" in err. */
+int bodyfile_read(const char *path, int n, double *m, double (*x)[3], double (*v)[3],
+                  char *err, size_t errlen);
+int bodyfile_write(const char *path, int n, const double *m, const double (*x)[3],
+                   const double (*v)[3]);
+
+/* Energies by direct double-precision summation (G = 1). */
+double ic_kinetic(int n, const double *m, const double (*v)[3]);
+double ic_potential(int n, const double *m, const double (*x)[3]); /* negative */
+
+/* Standard N-body units: total mass 1, c.m. at rest at the origin, then
+ * velocities scaled to virial ratio q (T/|W| = q) and lengths/velocities so
+ * that E = -1/4.  q = 0 leaves the bodies at rest (E = W = -1/4). */
+void scale_standard(int n, double *m, double (*x)[3], double (*v)[3], double q);
+
+/* The whole setup from a deck: masses, model or file, scaling.  ic_file is
+ * the KZ(22) file (NULL: "fort.10" in the current directory).  Returns 0, or
+ * nonzero with a message in err. */
+int ic_make(const deck *d, const char *ic_file, double *m, double (*x)[3], double (*v)[3],
+            char *err, size_t errlen);
+
+#endif
