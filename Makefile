@@ -34,6 +34,8 @@ CU_SRC    := $(if $(filter 1,$(CUDA)),$(wildcard gpunb/*.cu),)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o)
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 HEADERS   := $(wildcard src/*.h gpunb/*.h gpuirr/*.h tests/*.h)
 
 ifeq ($(CUDA),1)
@@ -46,7 +48,7 @@ $(BUILD)/%_sse.o:    ARCHFLAGS = -msse4.1
 $(BUILD)/%_avx2.o:   ARCHFLAGS = -mavx2 -mfma
 $(BUILD)/%_avx512.o: ARCHFLAGS = -mavx512f -mavx512dq -mavx512vl -mavx2 -mfma
 
-.PHONY: all test run bench clean check-hdf5
+.PHONY: all test tests run bench benchtools clean check-hdf5
 all: check-hdf5 $(BIN)/nbody6c
 
 check-hdf5:
@@ -73,7 +75,12 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libnbody6c.a $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(BUILD)/libnbody6c.a $(LDFLAGS) $(LDLIBS) -o $@
 
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libnbody6c.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(BUILD)/libnbody6c.a $(LDFLAGS) $(LDLIBS) -o $@
+
 tests: all $(TEST_BIN)
+benchtools: all $(BENCH_BIN)
 
 test:
 	@scripts/deps.sh

@@ -23,6 +23,9 @@ typedef struct deck {
     double etai, etar, rs0, dtadj, deltat, tcrit, qe, rbar, zmbar;
     /* line 4: kz[1..50]; kz[0] unused */
     int kz[DECK_NKZ + 1];
+    /* physical line (1-based) each KZ value was read from; 0 = unknown, and
+     * kz_check() then names the `line` it was given */
+    int kz_line[DECK_NKZ + 1];
     /* line 5 */
     double dtmin, rmin, etau, eclose, gmin, gmax;
     /* line 6 */

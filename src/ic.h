@@ -43,6 +43,11 @@ double ic_potential(int n, const double *m, const double (*x)[3]); /* negative *
  * velocities scaled to virial ratio q (T/|W| = q) and lengths/velocities so
  * that E = -1/4.  q = 0 leaves the bodies at rest (E = W = -1/4). */
 void scale_standard(int n, double *m, double (*x)[3], double (*v)[3], double q);
+/* The same, returning nonzero with a message in err (when err is not NULL)
+ * where the bodies cannot be scaled: total mass not positive, coincident
+ * bodies (W not finite), q outside [0, 1) (E >= 0). */
+int scale_standard_checked(int n, double *m, double (*x)[3], double (*v)[3], double q,
+                           char *err, size_t errlen);
 
 /* The whole setup from a deck: masses, model or file, scaling.  ic_file is
  * the KZ(22) file (NULL: "fort.10" in the current directory).  Returns 0, or

@@ -1,0 +1,413 @@
+/* block.c — one block step of the Ahmad–Cohen Hermite scheme (DESIGN.md,
+ * ALGORITHMS.md §2–§6): find the bodies due at the next block time, predict,
+ * irregular forces and corrector for all of them, regular forces, new lists
+ * and the regular corrector for those due a regular step, new steps and
+ * radii, then hand the corrected bodies to both force libraries.
+ *
+ * Owns the block schedule (a short queue of the bodies due soonest, as
+ * NBODY6's LISTQ) and the per-block scratch arrays. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <omp.h>
+#include "block.h"
+#include "hermite.h"
+#include "nbradius.h"
+#include "predict.h"
+#include "steps.h"
+
+struct block_scratch {
+    int *q, nq;        /* bodies with t0 + dt <= tq */
+    double tq, dtq;
+    int *act, nact;    /* this block, ascending slots */
+    int *reg, nreg;    /* the subset due a regular step */
+    vec3 *ai, *ji;     /* irregular force with the old lists */
+    vec3 *ar, *jr;     /* regular force (new lists) */
+    vec3 *ai2, *ji2;   /* irregular force with the new lists */
+    vec3 *vpred;       /* predicted velocity (for the convergence tests) */
+    double *dt0;       /* irregular criterion value */
+    int *nnbn, *lists, *ovf, *nnb0;
+    double *tj;        /* t0 for set_jp */
+};
+
+block_scratch *block_create(const sim *s)
+{
+    block_scratch *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    int c = s->cap;
+    b->q = malloc(sizeof(int) * c);
+    b->act = malloc(sizeof(int) * c);
+    b->reg = malloc(sizeof(int) * c);
+    b->ai = malloc(sizeof(vec3) * c);
+    b->ji = malloc(sizeof(vec3) * c);
+    b->ar = malloc(sizeof(vec3) * c);
+    b->jr = malloc(sizeof(vec3) * c);
+    b->ai2 = malloc(sizeof(vec3) * c);
+    b->ji2 = malloc(sizeof(vec3) * c);
+    b->vpred = malloc(sizeof(vec3) * c);
+    b->dt0 = malloc(sizeof(double) * c);
+    b->nnbn = malloc(sizeof(int) * c);
+    b->ovf = malloc(sizeof(int) * c);
+    b->nnb0 = malloc(sizeof(int) * c);
+    b->tj = malloc(sizeof(double) * c);
+    b->lists = malloc(sizeof(int) * (size_t)c * s->nbmax);
+    if (!b->q || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
+        !b->ji2 || !b->vpred || !b->dt0 || !b->nnbn || !b->ovf || !b->nnb0 || !b->tj || !b->lists) {
+        block_free(b);
+        return NULL;
+    }
+    b->nq = 0;
+    b->dtq = 0.0;
+    return b;
+}
+
+void block_free(block_scratch *b)
+{
+    if (!b) return;
+    void *p[] = {b->q, b->act, b->reg, b->ai, b->ji, b->ar, b->jr, b->ai2, b->ji2,
+                 b->vpred, b->dt0, b->nnbn, b->ovf, b->nnb0, b->tj, b->lists};
+    for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
+    free(b);
+}
+
+void block_reschedule(block_scratch *b) { b->nq = 0; }
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* ---- schedule ---------------------------------------------------------- */
+
+/* Refills the queue with the bodies due before tq = tmin + dtq; dtq adapts so
+ * that the queue holds about sqrt(N) bodies (NBODY6's LISTQ). */
+static void schedule_fill(const sim *s, block_scratch *b)
+{
+    double tmin = INFINITY, smallest = INFINITY;
+    for (int i = s->ifirst; i < s->ntot; i++) {
+        tmin = fmin(tmin, s->t0[i] + s->dt[i]);
+        smallest = fmin(smallest, s->dt[i]);
+    }
+    if (b->dtq <= 0.0) b->dtq = smallest;
+    int target = (int)sqrt((double)(s->ntot - s->ifirst)) + 1;
+    for (;;) {
+        b->tq = tmin + b->dtq;
+        b->nq = 0;
+        for (int i = s->ifirst; i < s->ntot; i++)
+            if (s->t0[i] + s->dt[i] <= b->tq) b->q[b->nq++] = i;
+        if (b->nq > 4 * target && b->dtq > smallest) {
+            b->dtq *= 0.5;
+            continue;
+        }
+        if (b->nq < target / 2) b->dtq *= 2.0; /* for the next refill */
+        break;
+    }
+}
+
+double block_next_time(sim *s, block_scratch *b)
+{
+    if (b->nq == 0) schedule_fill(s, b);
+    double tmin = INFINITY;
+    for (int k = 0; k < b->nq; k++) {
+        int i = b->q[k];
+        tmin = fmin(tmin, s->t0[i] + s->dt[i]);
+    }
+    return tmin;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static void select_block(sim *s, block_scratch *b, double t)
+{
+    b->nact = 0;
+    for (int k = 0; k < b->nq; k++) {
+        int i = b->q[k];
+        if (s->t0[i] + s->dt[i] == t) b->act[b->nact++] = i;
+    }
+    qsort(b->act, b->nact, sizeof(int), cmp_int);
+    b->nreg = 0;
+    for (int k = 0; k < b->nact; k++) {
+        int i = b->act[k];
+        if (s->t0r[i] + s->dtr[i] == t) b->reg[b->nreg++] = k; /* index into act */
+    }
+}
+
+/* Drops from the queue the bodies now due after tq. */
+static void schedule_update(const sim *s, block_scratch *b)
+{
+    int n = 0;
+    for (int k = 0; k < b->nq; k++) {
+        int i = b->q[k];
+        if (s->t0[i] + s->dt[i] <= b->tq) b->q[n++] = i;
+    }
+    b->nq = n;
+}
+
+/* ---- forces ------------------------------------------------------------ */
+
+int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *err, size_t errlen)
+{
+    if (gpuirr_firr(s->irr, ni, ilist, a, j) != 0) {
+        snprintf(err, errlen, "irregular force at t = %.17g: %s", s->time, gpuirr_error(s->irr));
+        return -1;
+    }
+    /* An empty list: NBODY6's fictitious mass 0.01 <m> at the origin keeps the
+     * irregular polynomial (and so the step criterion) well defined. */
+    double mf = 0.01 * s->mmean;
+    for (int k = 0; k < ni; k++) {
+        int i = ilist[k];
+        if (s->nnb[i] != 0) continue;
+        double r[3] = {-s->x[i][0], -s->x[i][1], -s->x[i][2]};
+        double w[3] = {-s->v[i][0], -s->v[i][1], -s->v[i][2]};
+        double r2 = dot3(r, r), rv = dot3(r, w);
+        double r3i = mf / (r2 * sqrt(r2));
+        for (int c = 0; c < 3; c++) {
+            a[k][c] += r3i * r[c];
+            j[k][c] += r3i * (w[c] - 3.0 * rv / r2 * r[c]);
+        }
+    }
+    return 0;
+}
+
+void regular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
+                   int *lists, int *overflowed)
+{
+    int nbmax = s->nbmax;
+    int *idx = malloc(sizeof(int) * ni), *pos = malloc(sizeof(int) * ni);
+    double *h2 = malloc(sizeof(double) * ni), *dtr = malloc(sizeof(double) * ni);
+    vec3 *x = malloc(sizeof(vec3) * ni), *v = malloc(sizeof(vec3) * ni);
+    vec3 *ta = malloc(sizeof(vec3) * ni), *tj = malloc(sizeof(vec3) * ni);
+    int *tn = malloc(sizeof(int) * ni), *tl = malloc(sizeof(int) * (size_t)ni * nbmax);
+    if (!idx || !pos || !h2 || !dtr || !x || !v || !ta || !tj || !tn || !tl) {
+        fprintf(stderr, "nbody6c: out of memory in the regular force\n");
+        exit(1);
+    }
+    int m = ni;
+    for (int k = 0; k < ni; k++) {
+        pos[k] = k;
+        overflowed[k] = 0;
+    }
+    while (m > 0) {
+        for (int q = 0; q < m; q++) {
+            int i = ilist[pos[q]];
+            idx[q] = i;
+            h2[q] = s->rs[i] * s->rs[i] / s->mmean;
+            dtr[q] = s->dtr[i];
+            memcpy(x[q], s->x[i], sizeof(vec3));
+            memcpy(v[q], s->v[i], sizeof(vec3));
+        }
+        gpunb_regf(s->nb, m, idx, h2, dtr, (const double(*)[3])x, (const double(*)[3])v, ta, tj, tn, tl);
+        int again = 0;
+        for (int q = 0; q < m; q++) {
+            int k = pos[q];
+            if (tn[q] < 0) {
+                /* never cut a list: shrink the radius and ask again, so the bodies
+                 * outside move to the regular force consistently */
+                s->rs[ilist[k]] *= 0.9;
+                overflowed[k] = 1;
+                pos[again++] = k;
+                s->cnt.nb_overflow_retries++;
+                continue;
+            }
+            memcpy(a[k], ta[q], sizeof(vec3));
+            memcpy(j[k], tj[q], sizeof(vec3));
+            nnb[k] = tn[q];
+            memcpy(lists + (size_t)k * nbmax, tl + (size_t)q * nbmax, sizeof(int) * tn[q]);
+        }
+        m = again;
+    }
+    free(idx); free(pos); free(h2); free(dtr); free(x); free(v);
+    free(ta); free(tj); free(tn); free(tl);
+}
+
+/* ---- the step ---------------------------------------------------------- */
+
+static void predict_active(sim *s, const block_scratch *b, double t)
+{
+    for (int k = 0; k < b->nact; k++) {
+        int i = b->act[k];
+        predict3(t - s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->x[i], s->v[i]);
+        s->tpred[i] = t;
+    }
+}
+
+/* Irregular corrector and new irregular step for block member k. */
+static void correct_irregular(sim *s, block_scratch *b, int k, double t)
+{
+    int i = b->act[k];
+    double dt = t - s->t0[i];
+    double x[3], v[3];
+    hermite_irregular(dt, s->x[i], s->v[i], s->fi[i], s->fid[i], b->ai[k], b->ji[k],
+                      x, v, s->d2[i], s->d3[i]);
+    memcpy(b->vpred[k], s->v[i], sizeof(vec3));
+    memcpy(s->x0[i], x, sizeof x);
+    memcpy(s->v0[i], v, sizeof v);
+    memcpy(s->fi[i], b->ai[k], sizeof(vec3));
+    memcpy(s->fid[i], b->ji[k], sizeof(vec3));
+    s->t0[i] = t;
+
+    double atot[3] = {s->fi[i][0] + s->fr[i][0], s->fi[i][1] + s->fr[i][1], s->fi[i][2] + s->fr[i][2]};
+    double T = step_aarseth(atot, s->fid[i], s->d2[i], s->d3[i], s->p.etai);
+    b->dt0[k] = T;
+    double step = s->dt[i];
+    /* convergence limit on large N (nbint.f): the velocity correction must
+     * stay small compared with the force over the step */
+    double stepj = 0.01 * cbrt(60000.0 / s->n);
+    if (T > stepj && s->n > 1000) {
+        double dv[3] = {v[0] - b->vpred[k][0], v[1] - b->vpred[k][1], v[2] - b->vpred[k][2]};
+        double dv2 = dot3(dv, dv), fi2 = dot3(s->fi[i], s->fi[i]);
+        if (dv2 > 0.0) T = fmin(T, step * pow(1e-6 * step * step * fi2 / dv2, 0.1));
+    }
+    step = step_irregular_update(step, T, t, s->p.smax);
+    if (step > s->dtr[i]) step = s->dtr[i];
+    s->dt[i] = step;
+    /* total force for the predictor: regular part extrapolated linearly */
+    double tr = t - s->t0r[i];
+    for (int c = 0; c < 3; c++) {
+        s->a[i][c] = s->fi[i][c] + s->fr[i][c] + s->frd[i][c] * tr;
+        s->j[i][c] = s->fid[i][c] + s->frd[i][c];
+    }
+}
+
+/* Regular corrector, new regular step and radius for block member k (q-th
+ * regular member). */
+static void correct_regular(sim *s, block_scratch *b, int q, double t, double rsfac)
+{
+    int k = b->reg[q];
+    int i = b->act[k];
+    double DTR = t - s->t0r[i];
+    double fro[3], frdo[3];
+    for (int c = 0; c < 3; c++) {
+        /* eq. 12: the regular force with the OLD list at t, from the new
+         * regular force and the irregular difference at one predicted state */
+        fro[c] = b->ar[q][c] + (b->ai2[q][c] - s->fi[i][c]);
+        frdo[c] = b->jr[q][c] + (b->ji2[q][c] - s->fid[i][c]);
+    }
+    double dj[3] = {s->fid[i][0] - b->ji2[q][0], s->fid[i][1] - b->ji2[q][1], s->fid[i][2] - b->ji2[q][2]};
+    int skip = DTR > 100.0 * s->dt[i] && dot3(dj, dj) > 1e6 * dot3(b->jr[q], b->jr[q]);
+    hermite_regular(DTR, s->fr[i], s->frd[i], fro, frdo, skip, s->x0[i], s->v0[i], s->d2r[i], s->d3r[i]);
+
+    int nnb0 = s->nnb[i];
+    memcpy(s->fi[i], b->ai2[q], sizeof(vec3));
+    memcpy(s->fid[i], b->ji2[q], sizeof(vec3));
+    memcpy(s->fr[i], b->ar[q], sizeof(vec3));
+    memcpy(s->frd[i], b->jr[q], sizeof(vec3));
+    s->t0r[i] = t;
+    s->nnb[i] = b->nnbn[q];
+    memcpy(sim_list(s, i), b->lists + (size_t)q * s->nbmax, sizeof(int) * b->nnbn[q]);
+    for (int c = 0; c < 3; c++) {
+        s->a[i][c] = s->fi[i][c] + s->fr[i][c];
+        s->j[i][c] = s->fid[i][c] + s->frd[i][c];
+    }
+
+    /* new regular step */
+    double T;
+    if (s->nnb[i] == 0) {
+        double f2 = sqrt(dot3(s->d2r[i], s->d2r[i]));
+        T = f2 > 0.0 ? sqrt(s->p.etar * sqrt(dot3(s->fr[i], s->fr[i])) / f2) : s->p.smax;
+    } else {
+        T = step_aarseth(s->fr[i], s->frd[i], s->d2r[i], s->d3r[i], s->p.etar);
+    }
+    double dx[3] = {s->x0[i][0] - s->xd[0], s->x0[i][1] - s->xd[1], s->x0[i][2] - s->xd[2]};
+    double fr2 = dot3(s->fr[i], s->fr[i]);
+    double g = s->mmean / (s->rs[i] * s->rs[i]);
+    if (dot3(dx, dx) < 4.0 * s->rc2 || (T < s->smin && fr2 < g * g)) T = fmax(T, 1e-4 * s->rs[i]);
+    double dtr = step_regular_update(DTR, T, t, s->p.smax);
+    double dv[3] = {s->v0[i][0] - b->vpred[k][0], s->v0[i][1] - b->vpred[k][1], s->v0[i][2] - b->vpred[k][2]};
+    double dv2 = dot3(dv, dv);
+    if (dtr > DTR && dtr > 0.1 && fr2 > 0.0 && dv2 > 0.0) {
+        /* grow a long regular step only if its velocity correction was small */
+        if (DTR * pow(1e-4 * DTR * DTR * fr2 / dv2, 0.1) < dtr) dtr = DTR;
+    }
+    s->dtr[i] = dtr;
+    if (b->dt0[k] < 0.01 * dtr && dv2 > 0.01 * dot3(s->v0[i], s->v0[i]))
+        s->dt[i] = step_commensurate(s->dt[i] / 8.0, t);
+    while (s->dt[i] > dtr) s->dt[i] *= 0.5;
+    if (nnb0 == 0 && s->nnb[i] > 0) s->dt[i] *= 0.25;
+
+    s->rs[i] = nbradius_update(s, i, nnb0, DTR, rsfac, b->ovf[q]);
+}
+
+static void send_corrected(sim *s, block_scratch *b)
+{
+    int n = b->nact;
+    for (int k = 0; k < n; k++) {
+        int i = b->act[k];
+        b->tj[k] = s->t0[i];
+        gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
+    }
+    /* gpunb takes arrays indexed by k: gather */
+    vec3 *x = b->ar, *v = b->jr, *a = b->ai2, *j = b->ji2; /* free again by now */
+    double *m = b->dt0;
+    for (int k = 0; k < n; k++) {
+        int i = b->act[k];
+        memcpy(x[k], s->x0[i], sizeof(vec3));
+        memcpy(v[k], s->v0[i], sizeof(vec3));
+        memcpy(a[k], s->a[i], sizeof(vec3));
+        memcpy(j[k], s->j[i], sizeof(vec3));
+        m[k] = s->m[i];
+    }
+    gpunb_set_jp(s->nb, n, b->act, b->tj, (const double(*)[3])x, (const double(*)[3])v,
+                 (const double(*)[3])a, (const double(*)[3])j, m);
+}
+
+int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
+{
+    double t = block_next_time(s, b);
+    double w0 = omp_get_wtime();
+    select_block(s, b, t);
+    s->time = t;
+
+    /* 1. predict and irregular forces with the current lists */
+    if (b->nreg == 0 && b->nact <= s->p.npact)
+        gpuirr_pred_act(s->irr, b->nact, b->act, t);
+    else
+        gpuirr_pred_all(s->irr, s->ifirst, s->ntot, t);
+    predict_active(s, b, t);
+    if (irregular_force(s, b->nact, b->act, b->ai, b->ji, err, errlen)) return -1;
+    double w1 = omp_get_wtime();
+    s->tm.irregular += w1 - w0;
+
+    /* 2. irregular corrector for every member */
+#pragma omp parallel for schedule(static) if (b->nact > 64)
+    for (int k = 0; k < b->nact; k++) correct_irregular(s, b, k, t);
+
+    /* 3. regular forces, new lists, irregular forces with them, regular corrector */
+    if (b->nreg > 0) {
+        double w2 = omp_get_wtime();
+        int *ri = malloc(sizeof(int) * b->nreg);
+        for (int q = 0; q < b->nreg; q++) ri[q] = b->act[b->reg[q]];
+        gpunb_predict(s->nb, t);
+        regular_force(s, b->nreg, ri, b->ar, b->jr, b->nnbn, b->lists, b->ovf);
+        for (int q = 0; q < b->nreg; q++) {
+            gpuirr_set_list(s->irr, ri[q], b->nnbn[q], b->lists + (size_t)q * s->nbmax);
+            b->nnb0[q] = s->nnb[ri[q]];
+            s->nnb[ri[q]] = b->nnbn[q]; /* irregular_force reads the new size */
+        }
+        int rc = irregular_force(s, b->nreg, ri, b->ai2, b->ji2, err, errlen);
+        for (int q = 0; q < b->nreg; q++) s->nnb[ri[q]] = b->nnb0[q];
+        free(ri);
+        if (rc) return -1;
+        double rsfac = nbradius_rsfac(s);
+#pragma omp parallel for schedule(static) if (b->nreg > 64)
+        for (int q = 0; q < b->nreg; q++) correct_regular(s, b, q, t, rsfac);
+        for (int q = 0; q < b->nreg; q++) {
+            int i = b->act[b->reg[q]];
+            if (s->rs[i] < s->rsmin) s->rsmin = s->rs[i];
+        }
+        s->tm.regular += omp_get_wtime() - w2;
+        s->cnt.steps_reg += b->nreg;
+    }
+
+    /* 4. hand the corrected bodies to both libraries, reschedule */
+    send_corrected(s, b);
+    schedule_update(s, b);
+    s->cnt.steps_irr += b->nact;
+    s->cnt.blocks++;
+    return 0;
+}

@@ -1,0 +1,219 @@
+/* kz_policy.c — which of NBODY6's 50 KZ options nbody6c accepts.
+ *
+ * Each option is implemented, diagnostics-only (noted in the log, the run goes
+ * on), accepted but not active yet (a planned part of the program; noted), or
+ * refused: an option that would change the physics the program does not have
+ * stops the run with its index, value, NBODY6 meaning and the deck line, before
+ * any deck line the option would need is read.  docs/kz-table.md documents the
+ * same table for the README; keep the two in step. */
+#include "deck.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* How an option's nonzero values are treated; value 0 is always accepted. */
+typedef enum {
+    CLASS_NOT_ACTIVE, /* any value: accepted, noted, not active yet */
+    CLASS_DIAGNOSTIC, /* any value: diagnostics-only, noted */
+    CLASS_UNUSED,     /* any value: unused in NBODY6, noted */
+    CLASS_REFUSED,    /* any nonzero value (negative included) refused */
+    CLASS_VALUES      /* per-value rules in status_by_value() */
+} kz_class;
+
+typedef struct kz_info {
+    const char *meaning; /* NBODY6's meaning (DECK.md) */
+    kz_class cls;
+    const char *why_not_active; /* for options accepted but not active: the planned part */
+} kz_info;
+
+static const kz_info KZ_INFO[DECK_NKZ + 1] = {
+    [0] = {"(none)", CLASS_REFUSED, NULL},
+    [1] = {"save the state to unit 1 at the end / on a STOP file", CLASS_NOT_ACTIVE,
+           "restarts"},
+    [2] = {"save at output (2: restart automatically when the energy error exceeds 5 QE)",
+           CLASS_NOT_ACTIVE, "restarts"},
+    [3] = {"basic data file every NFIX outputs", CLASS_NOT_ACTIVE, "snapshot files"},
+    [4] = {"binary diagnostics", CLASS_DIAGNOSTIC, NULL},
+    [5] = {"initial model (0 uniform sphere, 1 Plummer, 2 two Plummers, 3 perturber + disk, "
+           "4 massive binary, 5 Jaffe)",
+           CLASS_VALUES, NULL},
+    [6] = {"binaries/bodies at output", CLASS_DIAGNOSTIC, NULL},
+    [7] = {"Lagrangian radii", CLASS_VALUES, NULL},
+    [8] = {"primordial binaries", CLASS_REFUSED, NULL},
+    [9] = {"binary output files", CLASS_DIAGNOSTIC, NULL},
+    [10] = {"KS diagnostics", CLASS_DIAGNOSTIC, NULL},
+    [11] = {"chain + post-Newtonian / initial black holes", CLASS_REFUSED, NULL},
+    [12] = {"HR diagnostics", CLASS_DIAGNOSTIC, NULL},
+    [13] = {"interstellar clouds", CLASS_REFUSED, NULL},
+    [14] = {"external tidal field (1 solar-neighbourhood linear field, 2 point-mass galaxy, "
+            "3 galaxy model, 4 Plummer potential)",
+            CLASS_REFUSED, NULL},
+    [15] = {"triple/quad/chain search", CLASS_REFUSED, NULL},
+    [16] = {"automatic RMIN, DTMIN, ECLOSE", CLASS_VALUES, "KS regularisation"},
+    [17] = {"automatic ETAI/ETAR from QE", CLASS_REFUSED, NULL},
+    [18] = {"hierarchical systems", CLASS_REFUSED, NULL},
+    [19] = {"mass loss / stellar evolution", CLASS_REFUSED, NULL},
+    [20] = {"IMF (0 power law, 1 Scalo, 2/4 KTG93, 6/7 Kroupa 2001)", CLASS_VALUES, NULL},
+    [21] = {"extra output", CLASS_DIAGNOSTIC, NULL},
+    [22] = {"initial conditions from file (1 write them, 2 read and scale, 3 read as given)",
+            CLASS_VALUES, NULL},
+    [23] = {"escaper removal", CLASS_REFUSED, NULL},
+    [24] = {"initial subsystems", CLASS_REFUSED, NULL},
+    [25] = {"velocity kicks", CLASS_REFUSED, NULL},
+    [26] = {"slow-down of KS / chain", CLASS_REFUSED, NULL},
+    [27] = {"tidal interactions", CLASS_REFUSED, NULL},
+    [28] = {"GR radiation", CLASS_REFUSED, NULL},
+    [29] = {"hot initial system (SIGMA0)", CLASS_REFUSED, NULL},
+    [30] = {"multiple regularisation", CLASS_REFUSED, NULL},
+    [31] = {"centre-of-mass correction after energy check", CLASS_REFUSED, NULL},
+    [32] = {"growing output intervals", CLASS_REFUSED, NULL},
+    [33] = {"step histograms", CLASS_DIAGNOSTIC, NULL},
+    [34] = {"Roche-lobe overflow", CLASS_REFUSED, NULL},
+    [35] = {"time offset", CLASS_REFUSED, NULL},
+    [36] = {"(unused)", CLASS_UNUSED, NULL},
+    [37] = {"neighbour additions", CLASS_REFUSED, NULL},
+    [38] = {"force polynomial corrections", CLASS_REFUSED, NULL},
+    [39] = {"no unique density centre", CLASS_REFUSED, NULL},
+    [40] = {"neighbour-number control", CLASS_VALUES, NULL},
+    [41] = {"pre-main-sequence stars", CLASS_REFUSED, NULL},
+    [42] = {"Kozai diagnostics", CLASS_DIAGNOSTIC, NULL},
+    [43] = {"kicks after mergers", CLASS_REFUSED, NULL},
+    [44] = {"plot file", CLASS_DIAGNOSTIC, NULL},
+    [45] = {"black-hole diagnostics", CLASS_DIAGNOSTIC, NULL},
+    [46] = {"snapshot output (NBODY6++: HDF5/ASCII)", CLASS_NOT_ACTIVE, "HDF5 snapshots"},
+    [47] = {"snapshot interval (NBODY6++)", CLASS_NOT_ACTIVE, "HDF5 snapshots"},
+    [48] = {"stability comparison", CLASS_DIAGNOSTIC, NULL},
+    [49] = {"post-Newtonian terms in KS", CLASS_REFUSED, NULL},
+    [50] = {"(unused)", CLASS_UNUSED, NULL},
+};
+
+static kz_status status_by_value(int k, int v)
+{
+    switch (k) {
+    case 5: /* 0 uniform sphere, 1 Plummer */
+        return (v == 0 || v == 1) ? KZ_IMPLEMENTED : KZ_REFUSED;
+    case 7: /* Lagrangian radii are always written */
+        return v >= 0 ? KZ_IMPLEMENTED : KZ_REFUSED;
+    case 16: /* KS thresholds come with KS regularisation */
+        return v == 0 ? KZ_IMPLEMENTED : (v >= 1 && v <= 2) ? KZ_NOT_ACTIVE_YET : KZ_REFUSED;
+    case 20: /* only the power law */
+        return v == 0 ? KZ_IMPLEMENTED : KZ_REFUSED;
+    case 22: /* 1 write dat.10, 2 read and scale, 3 read as given */
+    case 40:
+        return (v >= 0 && v <= 3) ? KZ_IMPLEMENTED : KZ_REFUSED;
+    default:
+        return KZ_REFUSED;
+    }
+}
+
+kz_status kz_status_of(int k, int value)
+{
+    if (k < 1 || k > DECK_NKZ)
+        return KZ_REFUSED;
+    const kz_info *in = &KZ_INFO[k];
+    if (in->cls == CLASS_VALUES)
+        return status_by_value(k, value);
+    if (value == 0)
+        return KZ_IMPLEMENTED;
+    switch (in->cls) {
+    case CLASS_NOT_ACTIVE:
+        return KZ_NOT_ACTIVE_YET;
+    case CLASS_DIAGNOSTIC:
+        return KZ_DIAGNOSTICS_ONLY;
+    case CLASS_UNUSED:
+        return KZ_IMPLEMENTED; /* nothing to do: NBODY6 ignores it as well */
+    default:
+        return KZ_REFUSED;
+    }
+}
+
+/* A short name for messages where the meaning lists every value. */
+static const char *brief_name(int k)
+{
+    return k == 14 ? "external tidal field" : NULL;
+}
+
+/* The reason a refused value is refused (text after "KZ(k) = v: "). */
+static void refusal_reason(int k, char *buf, size_t len)
+{
+    const char *meaning = KZ_INFO[k].meaning;
+    switch (k) {
+    case 5:
+        snprintf(buf, len,
+                 "this initial model is not implemented (refused); NBODY6: %s; nbody6c has "
+                 "only 0 (uniform sphere) and 1 (Plummer)",
+                 meaning);
+        return;
+    case 7:
+        snprintf(buf, len, "%s: negative values have no meaning (refused); use 0 or more", meaning);
+        return;
+    case 16:
+        snprintf(buf, len, "%s: only 0..2 are accepted (refused)", meaning);
+        return;
+    case 20:
+        snprintf(buf, len,
+                 "this initial mass function is not implemented (refused); NBODY6: %s; only the "
+                 "KZ(20) = 0 power law (ALPHAS, BODY1, BODYN) exists",
+                 meaning);
+        return;
+    case 22:
+    case 40:
+        snprintf(buf, len, "%s: only 0..3 are implemented (refused)", meaning);
+        return;
+    default:
+        if (brief_name(k))
+            snprintf(buf, len,
+                     "%s is not implemented (refused); NBODY6: %s; nbody6c does not have that "
+                     "physics yet, set KZ(%d) = 0",
+                     brief_name(k), meaning, k);
+        else
+            snprintf(buf, len,
+                     "%s is not implemented (refused); nbody6c does not have that physics yet, "
+                     "set KZ(%d) = 0",
+                     meaning, k);
+        return;
+    }
+}
+
+static void append_note(deck *d, const char *text)
+{
+    size_t used = strlen(d->notes);
+    if (used + 1 < sizeof d->notes)
+        snprintf(d->notes + used, sizeof d->notes - used, "%s\n", text);
+}
+
+static void note_option(deck *d, int k, int v, kz_status st)
+{
+    const kz_info *in = &KZ_INFO[k];
+    char line[256];
+    if (st == KZ_NOT_ACTIVE_YET)
+        snprintf(line, sizeof line, "KZ(%d) = %d: %s — accepted, not active yet (%s)", k, v,
+                 in->meaning, in->why_not_active);
+    else if (st == KZ_DIAGNOSTICS_ONLY)
+        snprintf(line, sizeof line, "KZ(%d) = %d: %s — diagnostics only, not produced (run goes on)",
+                 k, v, in->meaning);
+    else if (in->cls == CLASS_UNUSED)
+        snprintf(line, sizeof line, "KZ(%d) = %d: unused in NBODY6 — ignored", k, v);
+    else
+        return;
+    append_note(d, line);
+}
+
+int kz_check(deck *d, const char *name, int line, char *err, size_t errlen)
+{
+    for (int k = 1; k <= DECK_NKZ; k++) {
+        int v = d->kz[k];
+        kz_status st = kz_status_of(k, v);
+        if (st == KZ_REFUSED) {
+            char why[512];
+            refusal_reason(k, why, sizeof why);
+            int at = d->kz_line[k] > 0 ? d->kz_line[k] : line;
+            if (err && errlen)
+                snprintf(err, errlen, "%s:%d: KZ(%d) = %d: %s", name ? name : "-", at, k, v, why);
+            return -1;
+        }
+        if (v != 0)
+            note_option(d, k, v, st);
+    }
+    return 0;
+}

@@ -1,0 +1,141 @@
+/* main.c — the command line of bin/nbody6c: options, the deck, the run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "deck.h"
+#include "run.h"
+#include "version.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: nbody6c [options] [DECK|-]\n"
+        "Integrates a star cluster from an NBODY6 input deck (KSTART = 1), read from\n"
+        "the file DECK or from standard input (\"-\" or no DECK).  The deck format and\n"
+        "the status of every KZ option are in README.md (\"The input deck\").\n\n"
+        "options:\n"
+        "  --out DIR        output folder (default nbody6c-run): log.txt, summary.json\n"
+        "  --force          overwrite an earlier run in DIR\n"
+        "  --ic FILE        bodies for KZ(22) = 2 or 3 (default fort.10 in the current folder)\n"
+        "  --threads N      OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
+        "  --gpu=MODE       auto (default: the GPU when present), off, required\n"
+        "  --ngpu N         use N GPUs (default all visible)\n"
+        "  --simd=PATH      irregular force: auto (default), scalar, sse, avx2, avx512\n"
+        "  --nbmax N        hard cap of a neighbour list (default max(NNBMAX + 50, 400))\n"
+        "  --quiet          no progress line\n"
+        "  --help           this text\n"
+        "  --version        version and compiled backends\n"
+        "exit status: 0 success, 2 bad input or usage, 1 failure during the run\n");
+}
+
+static void version(void)
+{
+    printf("nbody6c %s\nbackends: gpunb cpu-ref", NBODY6C_VERSION);
+#ifdef HAVE_CUDA
+    printf(", cuda");
+#endif
+    printf("; gpuirr scalar\n");
+}
+
+/* Matches "--name VALUE" or "--name=VALUE"; advances *k past what it used. */
+static const char *option_value(int argc, char **argv, int *k, const char *name)
+{
+    size_t len = strlen(name);
+    if (strncmp(argv[*k], name, len) != 0) return NULL;
+    if (argv[*k][len] == '=') return argv[*k] + len + 1;
+    if (argv[*k][len] != '\0') return NULL;
+    if (*k + 1 >= argc) {
+        fprintf(stderr, "nbody6c: %s needs a value\n", name);
+        exit(EXIT_BAD_INPUT);
+    }
+    return argv[++*k];
+}
+
+static int parse_int(const char *name, const char *s, int min)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < min || v > 1 << 30) {
+        fprintf(stderr, "nbody6c: %s: expected an integer >= %d, found '%s'\n", name, min, s);
+        exit(EXIT_BAD_INPUT);
+    }
+    return (int)v;
+}
+
+static void parse_args(int argc, char **argv, run_options *o)
+{
+    const char *val;
+    for (int k = 1; k < argc; k++) {
+        const char *a = argv[k];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            exit(EXIT_OK);
+        } else if (!strcmp(a, "--version")) {
+            version();
+            exit(EXIT_OK);
+        } else if (!strcmp(a, "--force")) {
+            o->force = 1;
+        } else if (!strcmp(a, "--quiet")) {
+            o->quiet = 1;
+        } else if ((val = option_value(argc, argv, &k, "--out"))) {
+            o->out_dir = val;
+        } else if ((val = option_value(argc, argv, &k, "--ic"))) {
+            o->ic_file = val;
+        } else if ((val = option_value(argc, argv, &k, "--threads"))) {
+            o->threads = parse_int("--threads", val, 1);
+        } else if ((val = option_value(argc, argv, &k, "--nbmax"))) {
+            o->nbmax = parse_int("--nbmax", val, 8);
+        } else if ((val = option_value(argc, argv, &k, "--ngpu"))) {
+            o->gpu.ngpu = parse_int("--ngpu", val, 1);
+        } else if ((val = option_value(argc, argv, &k, "--gpu"))) {
+            if (!strcmp(val, "auto")) o->gpu.mode = GPUNB_AUTO;
+            else if (!strcmp(val, "off")) o->gpu.mode = GPUNB_CPU;
+            else if (!strcmp(val, "required")) o->gpu.mode = GPUNB_REQUIRED;
+            else {
+                fprintf(stderr, "nbody6c: --gpu: expected auto, off or required, found '%s'\n", val);
+                exit(EXIT_BAD_INPUT);
+            }
+        } else if ((val = option_value(argc, argv, &k, "--simd"))) {
+            const char *names[] = {"auto", "scalar", "sse", "avx2", "avx512"};
+            int found = -1;
+            for (int q = 0; q < 5; q++)
+                if (!strcmp(val, names[q])) found = q;
+            if (found < 0) {
+                fprintf(stderr, "nbody6c: --simd: expected auto, scalar, sse, avx2 or avx512, found '%s'\n", val);
+                exit(EXIT_BAD_INPUT);
+            }
+            o->simd = (gpuirr_simd)found;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "nbody6c: unknown option '%s' (see --help)\n", a);
+            exit(EXIT_BAD_INPUT);
+        } else if (o->deck_path) {
+            fprintf(stderr, "nbody6c: more than one deck given ('%s' and '%s')\n", o->deck_path, a);
+            exit(EXIT_BAD_INPUT);
+        } else {
+            o->deck_path = a;
+        }
+    }
+    if (!o->deck_path) o->deck_path = "-";
+}
+
+int main(int argc, char **argv)
+{
+    run_options o = {0};
+    o.out_dir = "nbody6c-run";
+    o.gpu.mode = GPUNB_AUTO;
+    o.simd = GPUIRR_AUTO;
+    parse_args(argc, argv, &o);
+
+    deck d;
+    char err[1024];
+    if (deck_read_path(o.deck_path, &d, err, sizeof err)) {
+        fprintf(stderr, "nbody6c: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    if (d.kstart != 1) {
+        fprintf(stderr, "nbody6c: %s:1: KSTART = %d: restarts are not implemented yet "
+                        "(only new runs, KSTART = 1)\n", o.deck_path, d.kstart);
+        return EXIT_BAD_INPUT;
+    }
+    return run_deck(&d, &o);
+}

@@ -1,0 +1,133 @@
+/* runlog.c — the run's log, progress line and summary.json.  Files are
+ * written to a temporary name and renamed, so a summary is whole or absent. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <omp.h>
+#include "runlog.h"
+#include "version.h"
+
+int runlog_open(runlog *r, const char *dir, const sim *s, const char *deck_path,
+                const char *notes, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/log.txt", dir);
+    r->log = fopen(path, "w");
+    if (!r->log) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    FILE *f = r->log;
+    fprintf(f, "# nbody6c %s\n# deck %s\n", NBODY6C_VERSION, deck_path);
+    fprintf(f, "# N %d  NNBMAX %d  NBMAX %d  ETAI %g  ETAR %g  RS0 %g  DTADJ %g  DELTAT %g  TCRIT %g  SMAX %g  KZ(40) %d\n",
+            s->n, s->p.nnbmax0, s->nbmax, s->p.etai, s->p.etar, s->p.rs0, s->p.dtadj,
+            s->p.deltat, s->p.tcrit, s->p.smax, s->p.kz40);
+    fprintf(f, "# backends: gpunb %s, gpuirr %s, %d threads\n", gpunb_backend(s->nb),
+            gpuirr_backend(s->irr), omp_get_max_threads());
+    if (notes && notes[0]) {
+        const char *p = notes;
+        while (*p) {
+            const char *e = strchr(p, '\n');
+            int len = e ? (int)(e - p) : (int)strlen(p);
+            fprintf(f, "# %.*s\n", len, p);
+            p += len + (e ? 1 : 0);
+        }
+    }
+    fprintf(f, "#%9s %13s %13s %13s %11s %11s %8s %9s %9s %5s %9s %9s %9s %9s %9s %7s %12s %11s %9s %9s %9s %9s\n",
+            "t", "E", "T", "W", "dE", "dE_cum", "Q", "r_dc", "rc", "nc", "rh", "r1%", "r10%",
+            "r50%", "r90%", "<nnb>", "steps_irr", "steps_reg", "wall", "wall_reg", "wall_irr", "wall_rest");
+    fflush(f);
+    return 0;
+}
+
+void runlog_check(runlog *r, const sim *s, const diag *d, int first)
+{
+    double e = d->etot;
+    if (first) {
+        r->e0 = r->eprev = e;
+        r->de_sum_abs = 0.0;
+        r->de_last = 0.0;
+    } else {
+        double de = e - r->eprev;
+        /* NBODY6's printed DE: the change over the interval relative to
+         * max(T, |E|) */
+        r->de_last = de / fmax(d->kin, fabs(e));
+        r->de_sum_abs += fabs(de / e);
+        r->eprev = e;
+    }
+    double wall = s->tm.total, rest = wall - s->tm.regular - s->tm.irregular;
+    double rdc = sqrt(d->xd[0] * d->xd[0] + d->xd[1] * d->xd[1] + d->xd[2] * d->xd[2]);
+    fprintf(r->log, "%10.5f %13.10f %13.10f %13.10f %11.3e %11.3e %8.5f %9.3e %9.5f %5d %9.5f %9.5f %9.5f %9.5f %9.5f %7.2f %12lld %11lld %9.2f %9.2f %9.2f %9.2f\n",
+            d->t, e, d->kin, d->pot, r->de_last, (e - r->e0) / fabs(r->e0), d->qvir, rdc, d->rc, d->nc,
+            d->rlagr[2], d->rlagr[0], d->rlagr[1], d->rlagr[2], d->rlagr[3], d->nbmean,
+            (long long)s->cnt.steps_irr, (long long)s->cnt.steps_reg, wall, s->tm.regular,
+            s->tm.irregular, rest);
+    fflush(r->log);
+}
+
+void runlog_progress(const runlog *r, const sim *s, const diag *d)
+{
+    if (r->quiet) return;
+    double wall = s->tm.total;
+    double frac = s->p.tcrit > 0 ? d->t / s->p.tcrit : 1.0;
+    double eta = frac > 0 ? wall * (1.0 - frac) / frac : 0.0;
+    fprintf(stderr, "\rt = %.4g of %.4g   wall %.1f s   ETA %.1f s   dE/E %.2e   ", d->t,
+            s->p.tcrit, wall, eta, (d->etot - r->e0) / fabs(r->e0));
+    if (frac >= 1.0) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d,
+                   char *err, size_t errlen)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
+        return -1;
+    }
+    long nnbsum = 0;
+    for (int i = s->ifirst; i < s->ntot; i++) nnbsum += s->nnb[i];
+    fprintf(f, "{\n");
+    fprintf(f, "  \"version\": \"%s\",\n", NBODY6C_VERSION);
+    fprintf(f, "  \"n\": %d,\n", s->n);
+    fprintf(f, "  \"t_end\": %.17g,\n", d->t);
+    fprintf(f, "  \"e0\": %.17g,\n", r->e0);
+    fprintf(f, "  \"e_end\": %.17g,\n", d->etot);
+    fprintf(f, "  \"de_rel\": %.17g,\n", (d->etot - r->e0) / fabs(r->e0));
+    fprintf(f, "  \"de_sum_abs\": %.17g,\n", r->de_sum_abs);
+    fprintf(f, "  \"virial_ratio\": %.17g,\n", d->qvir);
+    fprintf(f, "  \"rc\": %.17g,\n", d->rc);
+    fprintf(f, "  \"rh\": %.17g,\n", d->rlagr[2]);
+    fprintf(f, "  \"lagrangian_radii\": {\"0.01\": %.10g, \"0.1\": %.10g, \"0.5\": %.10g, \"0.9\": %.10g},\n",
+            d->rlagr[0], d->rlagr[1], d->rlagr[2], d->rlagr[3]);
+    fprintf(f, "  \"steps_irregular\": %lld,\n", (long long)s->cnt.steps_irr);
+    fprintf(f, "  \"steps_regular\": %lld,\n", (long long)s->cnt.steps_reg);
+    fprintf(f, "  \"blocks\": %lld,\n", (long long)s->cnt.blocks);
+    fprintf(f, "  \"list_overflow_retries\": %lld,\n", (long long)s->cnt.nb_overflow_retries);
+    fprintf(f, "  \"mean_neighbours\": %.10g,\n", (double)nnbsum / (s->ntot - s->ifirst));
+    fprintf(f, "  \"wall_s\": %.6g,\n", s->tm.total);
+    fprintf(f, "  \"wall_startup_s\": %.6g,\n", s->tm.startup);
+    fprintf(f, "  \"wall_regular_s\": %.6g,\n", s->tm.regular);
+    fprintf(f, "  \"wall_irregular_s\": %.6g,\n", s->tm.irregular);
+    fprintf(f, "  \"threads\": %d,\n", omp_get_max_threads());
+    fprintf(f, "  \"gpunb_backend\": \"%s\",\n", gpunb_backend(s->nb));
+    fprintf(f, "  \"gpuirr_backend\": \"%s\"\n", gpuirr_backend(s->irr));
+    fprintf(f, "}\n");
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+void runlog_close(runlog *r)
+{
+    if (r->log) fclose(r->log);
+    r->log = NULL;
+}

@@ -1,0 +1,30 @@
+/* runlog.h — what a run writes for its users: log.txt (one line per check,
+ * columns documented in the README), the progress line on stderr and
+ * summary.json at the end. */
+#ifndef NBODY6C_RUNLOG_H
+#define NBODY6C_RUNLOG_H
+
+#include <stdio.h>
+#include "checks.h"
+#include "sim.h"
+
+typedef struct runlog {
+    FILE *log;
+    int quiet;
+    double e0, eprev;
+    double de_sum_abs;   /* sum over checks of |dE/E| */
+    double de_last;      /* last interval's dE/max(T,|E|) */
+    double wall0;        /* wall clock at the start of the integration */
+} runlog;
+
+/* Opens DIR/log.txt (already checked by the caller) and writes the header. */
+int runlog_open(runlog *r, const char *dir, const sim *s, const char *deck_path,
+                const char *notes, char *err, size_t errlen);
+/* Records one check (first = the t = 0 line). */
+void runlog_check(runlog *r, const sim *s, const diag *d, int first);
+void runlog_progress(const runlog *r, const sim *s, const diag *d);
+int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d,
+                   char *err, size_t errlen);
+void runlog_close(runlog *r);
+
+#endif

@@ -1,0 +1,91 @@
+/* sim.c — allocation of a run's state and its parameters from the deck. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim.h"
+
+static void params_from_deck(params *p, const deck *d, int n, int nbmax)
+{
+    p->etai = d->etai;
+    p->etar = d->etar;
+    p->rs0 = d->rs0;
+    p->dtadj = d->dtadj;
+    p->deltat = d->deltat;
+    p->tcrit = d->tcrit;
+    p->qe = d->qe;
+    p->smax = d->smax;
+    p->dtmin = d->dtmin;
+    p->rmin = d->rmin;
+    p->etau = d->etau;
+    p->eclose = d->eclose;
+    p->gmin = d->gmin;
+    p->gmax = d->gmax;
+    p->nnbmax0 = d->nnbmax;
+    p->kz40 = d->kz[40];
+    p->nbmax = nbmax > 0 ? nbmax : (d->nnbmax + 50 > 400 ? d->nnbmax + 50 : 400);
+    /* NBODY6's NPACT by N (intgrt.omp.f) */
+    p->npact = n <= 5000 ? 75 : n <= 50000 ? 100 : n <= 100000 ? 150 : 200;
+}
+
+#define ALLOC(ptr, count)                                                        \
+    do {                                                                         \
+        (ptr) = calloc((size_t)(count), sizeof *(ptr));                          \
+        if (!(ptr)) goto nomem;                                                  \
+    } while (0)
+
+sim *sim_create(const deck *d, int n, const double *m, const double (*x)[3],
+                const double (*v)[3], int nbmax, char *err, size_t errlen)
+{
+    sim *s = calloc(1, sizeof *s);
+    if (!s) goto nomem;
+    params_from_deck(&s->p, d, n, nbmax);
+    s->n = n;
+    s->npairs = 0;
+    s->ifirst = 0;
+    s->ntot = n;
+    s->cap = n + n / 2 + 1; /* room for the c.m. bodies of KS pairs */
+    s->nbmax = s->p.nbmax;
+    int c = s->cap;
+    ALLOC(s->name, c);
+    ALLOC(s->m, c);
+    ALLOC(s->x0, c); ALLOC(s->v0, c); ALLOC(s->x, c); ALLOC(s->v, c);
+    ALLOC(s->tpred, c);
+    ALLOC(s->a, c); ALLOC(s->j, c);
+    ALLOC(s->fi, c); ALLOC(s->fid, c); ALLOC(s->d2, c); ALLOC(s->d3, c);
+    ALLOC(s->fr, c); ALLOC(s->frd, c); ALLOC(s->d2r, c); ALLOC(s->d3r, c);
+    ALLOC(s->t0, c); ALLOC(s->t0r, c); ALLOC(s->dt, c); ALLOC(s->dtr, c);
+    ALLOC(s->rs, c);
+    ALLOC(s->nnb, c);
+    ALLOC(s->list, (size_t)c * s->nbmax);
+    s->mtot = 0.0;
+    for (int i = 0; i < n; i++) {
+        s->name[i] = i + 1;
+        s->m[i] = m[i];
+        s->mtot += m[i];
+        for (int k = 0; k < 3; k++) {
+            s->x0[i][k] = s->x[i][k] = x[i][k];
+            s->v0[i][k] = s->v[i][k] = v[i][k];
+        }
+    }
+    s->mmean = s->mtot / n;
+    s->nnbmax = d->nnbmax;
+    s->znbmax = 0.9 * s->nnbmax;
+    s->znbmin = 0.2 * s->nnbmax;
+    s->smin = 2.0 * s->p.dtmin;
+    return s;
+nomem:
+    snprintf(err, errlen, "out of memory allocating %d bodies with lists of %d", n,
+             nbmax > 0 ? nbmax : 400);
+    sim_free(s);
+    return NULL;
+}
+
+void sim_free(sim *s)
+{
+    if (!s) return;
+    void *p[] = {s->name, s->m, s->x0, s->v0, s->x, s->v, s->tpred, s->a, s->j,
+                 s->fi, s->fid, s->d2, s->d3, s->fr, s->frd, s->d2r, s->d3r,
+                 s->t0, s->t0r, s->dt, s->dtr, s->rs, s->nnb, s->list};
+    for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
+    free(s);
+}

@@ -1,0 +1,113 @@
+/* sim.h — the state of one run: parameters, bodies, force polynomials,
+ * steps, neighbour lists, counters and timers.
+ *
+ * Body layout (fixed here so that KS regularisation does not have to move
+ * everything later; NBODY6's own layout):
+ *
+ *     slots [0, 2*npairs)          KS components, pairwise (2k, 2k+1) = pair k;
+ *                                  not integrated by the block step
+ *     slots [2*npairs, n)          single bodies
+ *     slots [n, n + npairs)        c.m. body of pair k at slot n + k
+ *
+ * so the block step integrates the slots [ifirst, ntot) with ifirst =
+ * 2*npairs and ntot = n + npairs, and the force libraries see exactly that
+ * range as j-bodies.  Only the KS module (to come) forms and ends pairs,
+ * swapping bodies into the first slots; every body keeps its `name` (1..N,
+ * NBODY6's NAME), which is what users see in output.  Until KS lands npairs
+ * is 0 and the layout is just the N singles.
+ *
+ * Force polynomials are physical (acceleration, jerk, 2nd and 3rd
+ * derivatives), split into irregular (neighbours, at t0) and regular (the
+ * rest, at t0r) parts as in ALGORITHMS.md §0; a/j hold the total
+ * acceleration and jerk at t0 used by the predictor (NBODY6's 2F, 6FDOT).
+ *
+ * Which module writes what:
+ *   startup.c    every polynomial, rs, dt, dtr at the start
+ *   block.c      one block step: the correctors (hermite.c), steps
+ *                (steps.c) and radii (nbradius.c) of the active bodies
+ *   checks.c     energies and diagnostics at DTADJ/DELTAT, alpha, rsmin
+ */
+#ifndef NBODY6C_SIM_H
+#define NBODY6C_SIM_H
+
+#include <stdint.h>
+#include "deck.h"
+#include "gpunb.h"
+#include "gpuirr.h"
+
+typedef double vec3[3];
+
+typedef struct params {
+    double etai, etar, rs0, dtadj, deltat, tcrit, qe, smax;
+    double dtmin, rmin, etau, eclose, gmin, gmax;
+    int nnbmax0;       /* deck value (NBZERO) */
+    int kz40;
+    int nbmax;         /* hard cap of a list */
+    int npact;         /* block size up to which only active bodies are predicted */
+} params;
+
+typedef struct timers {
+    double regular, irregular, total, startup;
+} timers;
+
+typedef struct counters {
+    int64_t steps_irr, steps_reg, blocks;
+    int64_t nb_overflow_retries;
+} counters;
+
+typedef struct sim {
+    params p;
+    int n;        /* N at the start (NZERO) */
+    int npairs;   /* KS pairs (0 until KS) */
+    int ifirst;   /* 2*npairs */
+    int ntot;     /* n + npairs */
+    int cap;      /* allocated slots */
+    int nbmax;    /* list capacity per body (= p.nbmax) */
+
+    /* bodies */
+    int *name;
+    double *m;
+    vec3 *x0, *v0;          /* corrected at t0 */
+    vec3 *x, *v;            /* predicted at tpred */
+    double *tpred;
+    vec3 *a, *j;            /* total acceleration, jerk at t0 (predictor) */
+    vec3 *fi, *fid, *d2, *d3;      /* irregular part at t0 */
+    vec3 *fr, *frd, *d2r, *d3r;    /* regular part at t0r */
+    double *t0, *t0r, *dt, *dtr;
+    double *rs;             /* neighbour radius */
+    int *nnb;               /* list sizes */
+    int *list;              /* list of slot i at list + i*nbmax, ascending */
+
+    /* global state */
+    double time;
+    double mtot, mmean;
+    double nnbmax, znbmin, znbmax;  /* neighbour-number bounds (KZ(40)=3 varies them) */
+    double alpha;           /* eq. 1 density factor */
+    double rscale;          /* virial radius 1/2 M^2 / |W| */
+    double tcr;             /* crossing time */
+    double rsmin;           /* smallest radius since last output */
+    double xd[3];           /* density centre */
+    double rc, rc2;         /* core radius */
+    double vc;              /* core rms velocity */
+    int nc;                 /* bodies inside rc */
+    double smin;            /* 2*DTMIN */
+
+    gpunb *nb;
+    gpuirr *irr;
+
+    counters cnt;
+    timers tm;
+
+    /* scratch for the block step (owned by block.c) */
+    struct block_scratch *bs;
+} sim;
+
+/* Allocates a run for n bodies (masses, positions, velocities copied) with
+ * the deck's parameters.  Returns NULL with err on failure. */
+sim *sim_create(const deck *d, int n, const double *m, const double (*x)[3],
+                const double (*v)[3], int nbmax, char *err, size_t errlen);
+void sim_free(sim *s);
+
+static inline int *sim_list(const sim *s, int i) { return s->list + (size_t)i * s->nbmax; }
+
+#endif

@@ -1,0 +1,60 @@
+/* steps.c — time-step criterion and the block-level rules of NBODY6
+ * (tstep.f, stepk.f, steps.f, nbint.f, gpucor.f; ALGORITHMS.md §4).  Every
+ * step is a power of two times SMAX and commensurate with the time, so that
+ * the block times are exact binary fractions and `fmod` below is exact. */
+#include <math.h>
+#include "steps.h"
+
+static double norm3(const double a[3]) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+double step_aarseth(const double a[3], const double j[3], const double a2[3],
+                    const double a3[3], double eta)
+{
+    double fa = norm3(a), fj = norm3(j), f2 = norm3(a2), f3 = norm3(a3);
+    double num = fa * f2 + fj * fj, den = fj * f3 + f2 * f2;
+    if (!(den > 0.0)) return INFINITY; /* no variation at all: no limit from here */
+    return sqrt(eta * num / den);
+}
+
+double step_level(double dt, double smax)
+{
+    if (!(dt < smax)) return smax;
+    double s = smax;
+    /* 60 halvings reach 1e-18 SMAX: far below any step a run can take */
+    for (int k = 0; k < 60 && !(s < dt); k++) s *= 0.5;
+    return s;
+}
+
+double step_commensurate(double step, double t)
+{
+    while (fmod(t, step) != 0.0) step *= 0.5;
+    return step;
+}
+
+/* Growth by 2 (by 4 when the criterion is far above it, as GPU2 does) only
+ * at times that are multiples of the new step; shrink by 2, or by 4 when
+ * half the step is still above the criterion. */
+static double quantise(double step, double dt0, double t, double smax)
+{
+    if (dt0 > 2.0 * step) {
+        if (fmod(t, 2.0 * step) != 0.0 || step >= smax) return step;
+        double s = fmin(2.0 * step, smax);
+        if (dt0 > 10.0 * s && fmod(t, 2.0 * s) == 0.0) s = fmin(2.0 * s, smax);
+        return s;
+    }
+    if (dt0 < step) {
+        double s = 0.5 * step;
+        return s > dt0 ? 0.5 * s : s;
+    }
+    return step;
+}
+
+double step_irregular_update(double step, double dt0, double t, double smax)
+{
+    return quantise(step, dt0, t, smax);
+}
+
+double step_regular_update(double dtr, double dt0, double t, double smax)
+{
+    return quantise(dtr, dt0, t, smax);
+}
