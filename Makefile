@@ -10,7 +10,7 @@ BUILD     ?= build
 BIN       ?= bin
 OPT       ?= -O3
 CFLAGS    ?= $(OPT) -g
-CFLAGS    += -std=c11 -Wall -Wextra -fopenmp -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fno-fast-math
+CFLAGS    += -std=c11 -Wall -Wextra -fopenmp -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -ffp-contract=off
 CPPFLAGS  += -Isrc -Igpunb -Igpuirr
 LDLIBS    += -lm
 LDFLAGS   += -fopenmp
@@ -73,7 +73,7 @@ $(BIN)/nbody6c: $(BUILD)/src/main.o $(BUILD)/libnbody6c.a
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libnbody6c.a $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(BUILD)/libnbody6c.a $(LDFLAGS) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) -DNBODY6C_BIN='"$(BIN)/nbody6c"' $(CFLAGS) $< $(BUILD)/libnbody6c.a $(LDFLAGS) $(LDLIBS) -o $@
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libnbody6c.a $(HEADERS)
 	@mkdir -p $(dir $@)

@@ -24,5 +24,8 @@ struct gpuirr {
 };
 
 gpuirr *gpuirr_scalar_open(int nmax, int nbmax, char *err, size_t errlen);
+/* The SIMD backends (gpuirr_simd.c): path is GPUIRR_SSE, GPUIRR_AVX2 or
+ * GPUIRR_AVX512; NULL with a message in err when the CPU lacks it. */
+gpuirr *gpuirr_simd_open(int nmax, int nbmax, gpuirr_simd path, char *err, size_t errlen);
 
 #endif

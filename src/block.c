@@ -330,7 +330,7 @@ static void correct_regular(sim *s, block_scratch *b, int q, double t, double rs
     while (s->dt[i] > dtr) s->dt[i] *= 0.5;
     if (nnb0 == 0 && s->nnb[i] > 0) s->dt[i] *= 0.25;
 
-    s->rs[i] = nbradius_update(s, i, nnb0, DTR, rsfac, b->ovf[q]);
+    if (!s->p.fixed_radius) s->rs[i] = nbradius_update(s, i, nnb0, DTR, rsfac, b->ovf[q]);
 }
 
 static void send_corrected(sim *s, block_scratch *b)

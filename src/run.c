@@ -63,28 +63,62 @@ static int open_libraries(sim *s, const run_options *o, char *err, size_t errlen
     return 0;
 }
 
-static void first_measure(sim *s, diag *d)
+sim *run_start(const deck *dk, int n, const double *m, const double (*x)[3],
+               const double (*v)[3], const run_options *o, diag *d0, char *err, size_t errlen)
 {
+    sim *s = sim_create(dk, n, m, x, v, o->nbmax, err, errlen);
+    if (!s) return NULL;
+    if (open_libraries(s, o, err, errlen)) goto fail;
+    s->bs = block_create(s);
+    if (!s->bs) {
+        snprintf(err, errlen, "out of memory for the block step");
+        goto fail;
+    }
+    double w0 = omp_get_wtime();
+    s->time = 0.0;
+    if (startup_polynomials(s, err, errlen)) goto fail;
+    s->tm.startup = omp_get_wtime() - w0;
     /* RSCALE and the crossing time first, then the core from the lists */
+    diag dd;
     s->rscale = 1.0;
     s->xd[0] = s->xd[1] = s->xd[2] = 0.0;
-    checks_measure(s, d, 1);
+    checks_measure(s, &dd, 1);
     s->alpha = nbradius_alpha0(s);
     s->rsmin = s->p.rs0;
+    if (d0) *d0 = dd;
+    return s;
+fail:
+    run_end(s);
+    return NULL;
 }
 
-static int integrate(sim *s, block_scratch *b, runlog *lg, diag *d, char *err, size_t errlen)
+int run_advance(sim *s, double t, char *err, size_t errlen)
+{
+    double w0 = omp_get_wtime();
+    while (block_next_time(s, s->bs) <= t) {
+        if (block_step(s, s->bs, err, errlen)) return -1;
+    }
+    s->time = t;
+    s->tm.total += omp_get_wtime() - w0;
+    return 0;
+}
+
+void run_end(sim *s)
+{
+    if (!s) return;
+    block_free(s->bs);
+    gpunb_close(s->nb);
+    gpuirr_close(s->irr);
+    sim_free(s);
+}
+
+static int integrate(sim *s, runlog *lg, diag *d, char *err, size_t errlen)
 {
     double tcheck = next_multiple(0.0, s->p.dtadj);
     double tout = next_multiple(0.0, s->p.deltat);
-    double wall0 = omp_get_wtime() - s->tm.total;
     while (s->time < s->p.tcrit) {
         double tstop = fmin(fmin(tcheck, tout), s->p.tcrit);
-        while (block_next_time(s, b) <= tstop) {
-            if (block_step(s, b, err, errlen)) return -1;
-        }
-        s->time = tstop;
-        s->tm.total = omp_get_wtime() - wall0;
+        if (run_advance(s, tstop, err, errlen)) return -1;
         checks_measure(s, d, 0);
         if (!isfinite(d->etot)) {
             snprintf(err, errlen, "non-finite energy at t = %g", s->time);
@@ -117,64 +151,43 @@ int run_deck(const deck *dk, const run_options *o)
         fprintf(stderr, "nbody6c: out of memory for %d bodies\n", n);
         return EXIT_RUN_FAILURE;
     }
+    int rc = EXIT_BAD_INPUT;
     if (ic_make(dk, o->ic_file, m, x, v, err, sizeof err)) {
         fprintf(stderr, "nbody6c: %s\n", err);
-        free(m); free(x); free(v);
-        return EXIT_BAD_INPUT;
+        goto early;
     }
-    int rc = prepare_out_dir(o->out_dir, o->force);
-    if (rc != EXIT_OK) {
-        free(m); free(x); free(v);
-        return rc;
-    }
+    rc = prepare_out_dir(o->out_dir, o->force);
+    if (rc != EXIT_OK) goto early;
     if (dk->kz[22] == 1) {
         char p[4096];
         snprintf(p, sizeof p, "%s/dat.10", o->out_dir);
         if (bodyfile_write(p, n, m, (const double(*)[3])x, (const double(*)[3])v)) {
             fprintf(stderr, "nbody6c: %s: cannot write the initial conditions: %s\n", p, strerror(errno));
-            free(m); free(x); free(v);
-            return EXIT_RUN_FAILURE;
+            rc = EXIT_RUN_FAILURE;
+            goto early;
         }
     }
-    sim *s = sim_create(dk, n, m, (const double(*)[3])x, (const double(*)[3])v, o->nbmax, err, sizeof err);
+    diag d;
+    sim *s = run_start(dk, n, m, (const double(*)[3])x, (const double(*)[3])v, o, &d, err, sizeof err);
     free(m); free(x); free(v);
     if (!s) {
         fprintf(stderr, "nbody6c: %s\n", err);
-        return EXIT_RUN_FAILURE;
+        return o->gpu.mode == GPUNB_REQUIRED ? EXIT_BAD_INPUT : EXIT_RUN_FAILURE;
     }
-    block_scratch *b = NULL;
     runlog lg = {0};
     lg.quiet = o->quiet;
-    diag d;
     rc = EXIT_RUN_FAILURE;
-    if (open_libraries(s, o, err, sizeof err)) {
-        rc = o->gpu.mode == GPUNB_REQUIRED ? EXIT_BAD_INPUT : EXIT_RUN_FAILURE;
-        goto fail;
-    }
-    b = block_create(s);
-    if (!b) {
-        snprintf(err, sizeof err, "out of memory for the block step");
-        goto fail;
-    }
     if (runlog_open(&lg, o->out_dir, s, o->deck_path, dk->notes, err, sizeof err)) goto fail;
-
-    double w0 = omp_get_wtime();
-    s->time = 0.0;
-    if (startup_polynomials(s, err, sizeof err)) goto fail;
-    s->tm.startup = omp_get_wtime() - w0;
-    first_measure(s, &d);
     runlog_check(&lg, s, &d, 1);
-    if (integrate(s, b, &lg, &d, err, sizeof err)) goto fail;
+    if (integrate(s, &lg, &d, err, sizeof err)) goto fail;
     if (runlog_summary(&lg, o->out_dir, s, &d, err, sizeof err)) goto fail;
     rc = EXIT_OK;
 fail:
     if (rc != EXIT_OK) fprintf(stderr, "\nnbody6c: %s\n", err);
     runlog_close(&lg);
-    block_free(b);
-    if (s) {
-        gpunb_close(s->nb);
-        gpuirr_close(s->irr);
-    }
-    sim_free(s);
+    run_end(s);
+    return rc;
+early:
+    free(m); free(x); free(v);
     return rc;
 }

@@ -23,6 +23,18 @@ typedef struct run_options {
 /* Exit codes of the program. */
 enum { EXIT_OK = 0, EXIT_RUN_FAILURE = 1, EXIT_BAD_INPUT = 2 };
 
+/* A run in memory, without files (the program's loop and the tests use these).
+ * run_start: the sim with both libraries open, its block scratch in s->bs,
+ * start-up polynomials done and the t = 0 measurement in *d0 (may be NULL). */
+struct sim;
+struct diag;
+struct sim *run_start(const deck *d, int n, const double *m, const double (*x)[3],
+                      const double (*v)[3], const run_options *o, struct diag *d0,
+                      char *err, size_t errlen);
+/* Block steps up to time t (the last block at or before t), then s->time = t. */
+int run_advance(struct sim *s, double t, char *err, size_t errlen);
+void run_end(struct sim *s);
+
 /* Runs the deck d.  Returns one of the exit codes; messages on stderr. */
 int run_deck(const deck *d, const run_options *o);
 

@@ -44,6 +44,7 @@ typedef struct params {
     int kz40;
     int nbmax;         /* hard cap of a list */
     int npact;         /* block size up to which only active bodies are predicted */
+    int fixed_radius;  /* keep every neighbour radius as set (tests: all bodies neighbours) */
 } params;
 
 typedef struct timers {

@@ -1,0 +1,344 @@
+/* gpuirr_simd.c — the SIMD GPUIRR backends "sse", "avx2", "avx512": per-body
+ * state, prediction in double, two-float packing of the predicted state,
+ * CPU feature detection and the OpenMP loop over active bodies that calls
+ * the chosen kernel (gpuirr_kern_*.c, one body per call, SIMD over its
+ * neighbours).
+ *
+ * Precision.  Prediction is double (predict3, the integrator's own formula),
+ * then each coordinate is stored as x_hi = (float)x, x_lo = (float)(x - x_hi)
+ * and the velocity as a float.  A kernel forms dx = (xj_hi - xi_hi) +
+ * (xj_lo - xi_lo): for nearby bodies the hi difference is exact (Sterbenz),
+ * so dx carries an absolute error of about 2^-47 |x| (the two lo roundings)
+ * plus one float rounding, 2^-24 |dx|.  The rest is float: r^-1 from the
+ * hardware estimate (12 bits SSE/AVX2, 14 bits AVX-512) and one Newton step,
+ * whose relative error is 1.5 e0^2 + a few roundings <= 3e-7 (e0 = 1.5*2^-12);
+ * r^-3 then <= 1.2e-6, and each term m r/r^3 <= 1.5e-6 relative.  Sums run in
+ * float per lane (nnb/W terms, W the width) and the W lanes are added in
+ * double.  Bound on the normalised error (DESIGN.md):
+ *     |dF_i| / sum_j m_j/r_ij^2  <=  1.5e-6 + (nnb/W + 1) 2^-24 + 2^-47 |x_i|/r_min
+ * i.e. <= 3.2e-6 for nnb = 400 on AVX-512, 7.6e-6 on SSE (worst case: the
+ * rounding errors add linearly; they behave as a random walk in practice,
+ * measured RMS ~1e-7, tests/test_gpuirr_simd.c).  The jerk obeys the same
+ * bound relative to sum_j m_j (|v_ij| + 3|r.v|/r)/r^3.
+ *
+ * The last term above is why a neighbour closer than r_min = 1e-7 |x_i| (or
+ * 1e-10 absolute: float r^-3 would overflow long before 1e-13) sends body i
+ * to a double-precision sum here instead: kept exact in all cases, and the
+ * only place a coincident pair (r = 0) is detected and reported.
+ *
+ * Results depend only on the inputs: each body is summed by one thread in
+ * list order, lanes combined in a fixed order.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gpuirr_simd.h"
+#include "predict.h"
+
+/* pred_act predicts the union of the active bodies and their lists.  When
+ * that union costs more than this fraction of the predicted-all work it
+ * predicts every used slot instead (the paper's NPACT switch, chosen by
+ * bench/bench_gpuirr.c: gathering the union costs about as much per body
+ * as predicting one, plus the random access). */
+#define NPACT_FRACTION 0.25
+
+typedef struct simd_irr {
+    gpuirr base;
+    gpuirr_kernel_fn kern;
+    int stride;            /* list stride: nbmax rounded up to GPUIRR_LIST_PAD */
+    int nused;             /* 1 + highest slot given by set_jp or set_list */
+    double *t0, *m, *tpred;
+    double (*x0)[3], (*v0)[3], (*a0)[3], (*j0)[3];
+    double (*xp)[3], (*vp)[3];  /* predicted, double: tests and the close-pair path */
+    unsigned char *predicted;   /* xp, vp valid at tpred */
+    float *rec;                 /* predicted records, GPUIRR_REC floats per slot */
+    int *nnb, *list;
+    unsigned *stamp;            /* pred_act: which slots this call has collected */
+    unsigned epoch;
+    double npact_fraction;      /* NPACT_FRACTION, or a benchmark's choice */
+    int *todo, *bad;            /* scratch, nmax each */
+} simd_irr;
+
+static simd_irr *state(gpuirr *g) { return (simd_irr *)g; }
+
+int gpuirr_simd_supported(gpuirr_simd path)
+{
+    __builtin_cpu_init();
+    switch (path) {
+    case GPUIRR_SCALAR: return 1;
+    case GPUIRR_SSE: return __builtin_cpu_supports("sse4.1") != 0;
+    case GPUIRR_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case GPUIRR_AVX512:
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx2") &&
+               __builtin_cpu_supports("fma");
+    default: return 0;
+    }
+}
+
+static void simd_close(gpuirr *g)
+{
+    simd_irr *s = state(g);
+    free(s->t0); free(s->m); free(s->tpred);
+    free(s->x0); free(s->v0); free(s->a0); free(s->j0);
+    free(s->xp); free(s->vp); free(s->predicted);
+    free(s->rec); free(s->nnb); free(s->list);
+    free(s->stamp); free(s->todo); free(s->bad);
+    free(s);
+}
+
+static void note_used(simd_irr *s, int i)
+{
+    if (i + 1 > s->nused) s->nused = i + 1;
+}
+
+static void simd_set_jp(gpuirr *g, int i, double t0, const double x[3], const double v[3],
+                        const double a[3], const double jerk[3], double m)
+{
+    simd_irr *s = state(g);
+    s->t0[i] = t0;
+    s->m[i] = m;
+    for (int k = 0; k < 3; k++) {
+        s->x0[i][k] = x[k]; s->v0[i][k] = v[k];
+        s->a0[i][k] = a[k]; s->j0[i][k] = jerk[k];
+    }
+    s->predicted[i] = 0;
+    note_used(s, i);
+}
+
+static void simd_set_list(gpuirr *g, int i, int nnb, const int *list)
+{
+    simd_irr *s = state(g);
+    int *row = s->list + (size_t)i * s->stride;
+    int ok = nnb >= 0 && nnb <= g->nbmax;
+    for (int k = 0; ok && k < nnb; k++) {
+        ok = list[k] >= 0 && list[k] < g->nmax;
+        row[k] = list[k];
+    }
+    if (!ok) nnb = 0;
+    for (int k = nnb; k < s->stride; k++) row[k] = i; /* padding: a valid address, masked */
+    /* never truncate silently: firr reports a list it could not take */
+    s->nnb[i] = ok ? nnb : -1;
+    note_used(s, i);
+}
+
+/* Predicts slot i to t in double and packs its record. */
+static void predict_one(simd_irr *s, int i, double t)
+{
+    if (s->predicted[i] && s->tpred[i] == t) return;
+    double *x = s->xp[i], *v = s->vp[i];
+    predict3(t - s->t0[i], s->x0[i], s->v0[i], s->a0[i], s->j0[i], x, v);
+    float *r = s->rec + (size_t)i * GPUIRR_REC;
+    for (int k = 0; k < 3; k++) {
+        float hi = (float)x[k];
+        r[k] = hi;
+        r[4 + k] = (float)(x[k] - (double)hi);
+        r[8 + k] = (float)v[k];
+    }
+    r[3] = (float)s->m[i];
+    s->tpred[i] = t;
+    s->predicted[i] = 1;
+}
+
+static void simd_pred_all(gpuirr *g, int jbeg, int jend, double t)
+{
+    simd_irr *s = state(g);
+    #pragma omp parallel for schedule(static) if (jend - jbeg > 2048)
+    for (int i = jbeg; i < jend; i++) predict_one(s, i, t);
+}
+
+/* Collects the active bodies and their neighbours, each once, into s->todo. */
+static int collect_active(simd_irr *s, int ni, const int *ilist)
+{
+    if (++s->epoch == 0) {
+        memset(s->stamp, 0, sizeof *s->stamp * (size_t)s->base.nmax);
+        s->epoch = 1;
+    }
+    int n = 0;
+    for (int k = 0; k < ni; k++) {
+        int i = ilist[k];
+        const int *row = s->list + (size_t)i * s->stride;
+        if (s->stamp[i] != s->epoch) { s->stamp[i] = s->epoch; s->todo[n++] = i; }
+        for (int q = 0; q < s->nnb[i]; q++) { /* nnb < 0: a rejected list, none */
+            int j = row[q];
+            if (s->stamp[j] != s->epoch) { s->stamp[j] = s->epoch; s->todo[n++] = j; }
+        }
+    }
+    return n;
+}
+
+static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
+{
+    simd_irr *s = state(g);
+    long work = 0;
+    for (int k = 0; k < ni; k++) work += 1 + (s->nnb[ilist[k]] > 0 ? s->nnb[ilist[k]] : 0);
+    if ((double)work > s->npact_fraction * s->nused) {
+        simd_pred_all(g, 0, s->nused, t);
+        return;
+    }
+    int n = collect_active(s, ni, ilist);
+    #pragma omp parallel for schedule(static) if (n > 2048)
+    for (int k = 0; k < n; k++) predict_one(s, s->todo[k], t);
+}
+
+/* Body i's irregular force in double from the predicted double state: the
+ * path for neighbours too close for the float kernels.  Returns 0, or j + 1
+ * for the first neighbour j that coincides with i. */
+static int firr_double(const simd_irr *s, int i, double a[3], double jerk[3])
+{
+    const int *row = s->list + (size_t)i * s->stride;
+    const double *xi = s->xp[i], *vi = s->vp[i];
+    double ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0;
+    for (int q = 0; q < s->nnb[i]; q++) {
+        int j = row[q];
+        double dx = s->xp[j][0] - xi[0], dy = s->xp[j][1] - xi[1], dz = s->xp[j][2] - xi[2];
+        double dvx = s->vp[j][0] - vi[0], dvy = s->vp[j][1] - vi[1], dvz = s->vp[j][2] - vi[2];
+        double r2 = dx * dx + dy * dy + dz * dz;
+        /* r < 1e-100 (or r = 0) would overflow r^-3: treat as coincident */
+        if (!(r2 > 1e-200)) return j + 1;
+        double rinv2 = 1.0 / r2;
+        double mr3 = s->m[j] * rinv2 * sqrt(rinv2);
+        double alpha = 3.0 * (dx * dvx + dy * dvy + dz * dvz) * rinv2;
+        ax += mr3 * dx; ay += mr3 * dy; az += mr3 * dz;
+        jx += mr3 * (dvx - alpha * dx); jy += mr3 * (dvy - alpha * dy); jz += mr3 * (dvz - alpha * dz);
+    }
+    a[0] = ax; a[1] = ay; a[2] = az;
+    jerk[0] = jx; jerk[1] = jy; jerk[2] = jz;
+    return 0;
+}
+
+/* Squared distance below which the float kernel hands body i to firr_double:
+ * (1e-7 |x_i|)^2 keeps the two-float error of dx under 1e-7 relative, and
+ * the 1e-10 floor keeps float r^-3 finite. */
+static float close_r2(const double x[3])
+{
+    return (float)(1e-14 * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) + 1e-20);
+}
+
+/* Reasons a body's force could not be computed, kept in s->bad[k]: 0 none,
+ * BAD_LIST, or j + 1 for a neighbour j that coincides with it. */
+enum { BAD_LIST = -1 };
+
+static int simd_firr(gpuirr *g, int ni, const int *ilist, double (*a)[3], double (*jerk)[3])
+{
+    simd_irr *s = state(g);
+    const gpuirr_kernel_fn kern = s->kern;
+    #pragma omp parallel for schedule(dynamic, 8) if (ni > 32)
+    for (int k = 0; k < ni; k++) {
+        int i = ilist[k];
+        const int *row = s->list + (size_t)i * s->stride;
+        s->bad[k] = 0;
+        if (s->nnb[i] < 0) {
+            s->bad[k] = BAD_LIST;
+            for (int c = 0; c < 3; c++) a[k][c] = jerk[k][c] = 0.0;
+        } else if (kern(s->rec, i, s->nnb[i], row, close_r2(s->xp[i]), a[k], jerk[k])) {
+            s->bad[k] = firr_double(s, i, a[k], jerk[k]);
+        }
+    }
+    /* the first failing body in ilist order is reported, whatever the threads */
+    int first = -1;
+    for (int k = 0; k < ni; k++) {
+        if (!s->bad[k]) continue;
+        if (s->bad[k] > 0) for (int c = 0; c < 3; c++) a[k][c] = jerk[k][c] = 0.0;
+        if (first < 0) first = k;
+    }
+    if (first < 0) {
+        g->error[0] = '\0';
+        return 0;
+    }
+    int i = ilist[first];
+    if (s->bad[first] == BAD_LIST)
+        snprintf(g->error, sizeof g->error,
+                 "body %d has no valid neighbour list (set_list got a count outside 0..%d "
+                 "or a slot outside 0..%d)", i, g->nbmax, g->nmax - 1);
+    else
+        snprintf(g->error, sizeof g->error, "bodies %d and %d coincide at (%.17g, %.17g, %.17g)",
+                 i, s->bad[first] - 1, s->xp[i][0], s->xp[i][1], s->xp[i][2]);
+    return -1;
+}
+
+static const gpuirr_ops ops_sse = {"sse", simd_close, simd_set_jp, simd_set_list,
+                                   simd_pred_all, simd_pred_act, simd_firr};
+static const gpuirr_ops ops_avx2 = {"avx2", simd_close, simd_set_jp, simd_set_list,
+                                    simd_pred_all, simd_pred_act, simd_firr};
+static const gpuirr_ops ops_avx512 = {"avx512", simd_close, simd_set_jp, simd_set_list,
+                                      simd_pred_all, simd_pred_act, simd_firr};
+
+static int alloc_arrays(simd_irr *s, int nmax)
+{
+    size_t n = (size_t)nmax;
+    size_t recbytes = (n * GPUIRR_REC * sizeof(float) + 63) / 64 * 64;
+    s->t0 = calloc(n, sizeof *s->t0);
+    s->m = calloc(n, sizeof *s->m);
+    s->tpred = calloc(n, sizeof *s->tpred);
+    s->x0 = calloc(n, sizeof *s->x0); s->v0 = calloc(n, sizeof *s->v0);
+    s->a0 = calloc(n, sizeof *s->a0); s->j0 = calloc(n, sizeof *s->j0);
+    s->xp = calloc(n, sizeof *s->xp); s->vp = calloc(n, sizeof *s->vp);
+    s->predicted = calloc(n, 1);
+    s->rec = aligned_alloc(64, recbytes);
+    s->nnb = calloc(n, sizeof *s->nnb);
+    s->list = malloc(n * (size_t)s->stride * sizeof *s->list);
+    s->stamp = calloc(n, sizeof *s->stamp);
+    s->todo = malloc(n * sizeof *s->todo);
+    s->bad = malloc(n * sizeof *s->bad);
+    if (!s->t0 || !s->m || !s->tpred || !s->x0 || !s->v0 || !s->a0 || !s->j0 || !s->xp ||
+        !s->vp || !s->predicted || !s->rec || !s->nnb || !s->list || !s->stamp || !s->todo || !s->bad)
+        return -1;
+    memset(s->rec, 0, recbytes);
+    for (int i = 0; i < nmax; i++)
+        for (int k = 0; k < s->stride; k++) s->list[(size_t)i * s->stride + k] = i;
+    return 0;
+}
+
+gpuirr *gpuirr_simd_open(int nmax, int nbmax, gpuirr_simd path, char *err, size_t errlen)
+{
+    static const char *const need[] = {
+        [GPUIRR_SSE] = "SSE4.1", [GPUIRR_AVX2] = "AVX2 and FMA",
+        [GPUIRR_AVX512] = "AVX-512 (F, DQ, VL)"};
+    const gpuirr_ops *ops;
+    gpuirr_kernel_fn kern;
+    switch (path) {
+    case GPUIRR_SSE: ops = &ops_sse; kern = gpuirr_kern_sse; break;
+    case GPUIRR_AVX2: ops = &ops_avx2; kern = gpuirr_kern_avx2; break;
+    case GPUIRR_AVX512: ops = &ops_avx512; kern = gpuirr_kern_avx512; break;
+    default:
+        snprintf(err, errlen, "gpuirr_simd_open: not a SIMD path (%d)", (int)path);
+        return NULL;
+    }
+    if (!gpuirr_simd_supported(path)) {
+        snprintf(err, errlen, "irregular force path '%s' needs %s, which this CPU lacks",
+                 ops->name, need[path]);
+        return NULL;
+    }
+    if (nmax < 1 || nbmax < 0) {
+        snprintf(err, errlen, "gpuirr_simd_open: nmax %d or nbmax %d out of range", nmax, nbmax);
+        return NULL;
+    }
+    simd_irr *s = calloc(1, sizeof *s);
+    if (!s) { snprintf(err, errlen, "gpuirr_simd_open: out of memory"); return NULL; }
+    s->base.ops = ops;
+    s->base.nmax = nmax;
+    s->base.nbmax = nbmax;
+    s->kern = kern;
+    s->npact_fraction = NPACT_FRACTION;
+    s->stride = (nbmax + GPUIRR_LIST_PAD - 1) / GPUIRR_LIST_PAD * GPUIRR_LIST_PAD;
+    if (s->stride == 0) s->stride = GPUIRR_LIST_PAD;
+    if (alloc_arrays(s, nmax)) {
+        simd_close(&s->base);
+        snprintf(err, errlen, "gpuirr_simd_open: out of memory for %d bodies", nmax);
+        return NULL;
+    }
+    return &s->base;
+}
+
+void gpuirr_simd_predicted(const gpuirr *g, int i, double x[3], double v[3])
+{
+    const simd_irr *s = (const simd_irr *)g;
+    for (int k = 0; k < 3; k++) { x[k] = s->xp[i][k]; v[k] = s->vp[i][k]; }
+}
+
+void gpuirr_simd_set_npact(gpuirr *g, double fraction)
+{
+    state(g)->npact_fraction = fraction;
+}

@@ -1,0 +1,1067 @@
+/* gpunb_cuda.cu — the CUDA backend of GPUNB (gpunb.h): regular force, jerk
+ * and neighbour lists (Nitadori & Aarseth 2012, §3.4), start-up derivatives
+ * (fpoly) and the potential, on every visible GPU.
+ *
+ * What it owns:
+ *  - the j-bodies' polynomials on each GPU (set_jp sends only the corrected
+ *    bodies) and their prediction on the GPU; with cfg->simple_path the host
+ *    predicts every j-body and sends it, as the reference code does;
+ *  - the regular-force kernel: one i-body per thread in registers, j-bodies
+ *    through shared memory, coordinate differences in two-float (hi + lo)
+ *    arithmetic or, with NBODY6C_GPU_FP64=1, in double; single-precision
+ *    pair terms summed per chunk of 32 and Kahan-compensated per slice;
+ *  - the j-range cut into NGROUP groups and each group into slices that depend
+ *    only on (ni, nj): every GPU takes whole groups, a thread block does one
+ *    (i-block, slice), partial forces go to memory per slice and are reduced
+ *    in slice order in double per group, groups are added on the host in
+ *    group order, so 1, 2 or 4 GPUs give bit-identical forces and lists;
+ *  - partial neighbour lists in 16-bit slice-local indices, gathered on the
+ *    GPU into ascending 32-bit global lists, serialised before one copy back;
+ *    a slice list that fills triggers a redo with a bigger buffer (counted),
+ *    apart from a true nbmax overflow (nnb = -1).
+ * Every CUDA call is checked; a failure after open is fatal (exit 1).
+ */
+#include <cuda_runtime.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+
+extern "C" {
+#include "gpunb_impl.h"
+#include "gpunb_cuda.h"
+}
+
+#define NGROUP 4            /* j-groups: the unit of work of one GPU (so at most 4 GPUs) */
+#define NI_CHUNK 16384      /* i-bodies per launch sequence of gpunb_regf */
+#define TARGET_BLOCKS 2048  /* thread blocks aimed at per regular-force launch */
+#define SLICE_MIN 256       /* smallest j-slice of the regular force */
+#define SLICE_MAX 65536     /* largest j-slice: local indices fit in 16 bits */
+#define JSLICE_D 2048       /* j-slice of the double-precision kernels (fpoly, pot) */
+#define D_PARTIALS (1 << 20) /* (i, slice) partial results per launch of those */
+#define LIST_CAP0 64        /* first capacity of a (slice, i) partial list */
+#define FAR 1.0e18f         /* position of padding j-bodies (mass 0) */
+
+/* ------------------------------------------------------------------ errors */
+
+static void cuda_die(const char *what, cudaError_t e, const char *file, int line)
+{
+    fprintf(stderr, "gpunb cuda: %s failed (%s:%d): %s\n", what, file, line, cudaGetErrorString(e));
+    exit(1);
+}
+#define CK(call)                                                          \
+    do {                                                                  \
+        cudaError_t e_ = (call);                                          \
+        if (e_ != cudaSuccess) cuda_die(#call, e_, __FILE__, __LINE__);   \
+    } while (0)
+#define CKL(name) CK(cudaGetLastError())
+
+/* ------------------------------------------------------------- data types */
+
+/* four doubles, 16-byte aligned (CUDA 13 deprecates double4) */
+typedef struct __align__(16) dbl4 { double x, y, z, w; } dbl4;
+static __host__ __device__ __forceinline__ dbl4 mkd4(double x, double y, double z, double w)
+{
+    dbl4 r = {x, y, z, w};
+    return r;
+}
+
+typedef struct JPoly {       /* a j-body's polynomial at t0 (112 bytes) */
+    double x[3], v[3], a[3], j[3], t0, m;
+} JPoly;
+
+/* Slicing of the j-range for one regular-force call: a function of ni and
+ * nj only (never of the GPU count), so every GPU count sums the same
+ * slices in the same order. */
+typedef struct Geom {
+    int ni, bs, iblocks, ni_pad;
+    int nj, Ng, nsg, S;       /* group size, slices per group, slice size */
+} Geom;
+
+typedef struct RegfArgs {
+    const float4 *jxh, *jxl, *jv;
+    const dbl4 *jxd;
+    const float4 *ixh, *ixl, *iv;
+    const int *iself;
+    const dbl4 *ixd;
+    int ni_pad, nj, Ng, nsg, S, s0, L;
+    double *pacc;
+    int *pcnt;
+    unsigned short *plist;
+} RegfArgs;
+
+typedef struct Dev {
+    int id;
+    cudaStream_t st;
+    int g0, g1;                       /* its groups [g0, g1) */
+    JPoly *poly;                      /* nmax polynomials, by body slot */
+    float4 *jxh, *jxl, *jv;           /* predicted: hi + mass, lo, velocity (by j = slot - jbeg) */
+    dbl4 *jxd, *jvd;               /* predicted in double: x + mass, v */
+    int pred_ok; double pred_t; int pred_lo, pred_hi; long pred_version;
+    JPoly *d_up; int *d_upidx; size_t up_cap;
+    char *d_i; size_t i_cap;          /* i-bodies of one chunk */
+    double *pacc; size_t pacc_cap;    /* [slice][6][ni_pad] */
+    int *pcnt; size_t pcnt_cap;       /* [slice][ni_pad] */
+    unsigned short *plist; size_t plist_cap; int L;
+    char *d_hdr, *h_hdr; size_t hdr_cap; /* group sums, counts, flags */
+    int *d_off;
+    int *d_list, *h_list; size_t list_cap;
+    double *d_part; size_t part_cap;  /* fpoly / pot partials */
+    double *d_out, *h_out; size_t out_cap, hout_cap;
+    dbl4 *d_pos; size_t pos_cap;   /* pot: bodies' x + m */
+    long retries;
+} Dev;
+
+typedef struct GpunbCuda {
+    struct gpunb base;
+    int ngpu, fp64, simple;
+    int jbeg, jend;
+    double t;
+    Dev dev[NGROUP];
+    JPoly *h_poly;                    /* host copy (simple path, fpoly upload) */
+    JPoly *h_up; int *h_upidx; size_t hup_cap; /* pinned staging for set_jp */
+    dbl4 *h_px, *h_pv; long pred_version;   /* simple path: host prediction */
+    int poly_stale;                   /* simple path: device poly behind host copy */
+    char *h_i; size_t hi_cap;         /* pinned i-data */
+    dbl4 *h_pos; size_t hpos_cap;
+    long regf_calls;
+} GpunbCuda;
+
+static GpunbCuda *as_cuda(gpunb *g) { return (GpunbCuda *)g; }
+
+/* ---------------------------------------------------------- small helpers */
+
+static int cdiv(long a, long b) { return (int)((a + b - 1) / b); }
+static int roundup(int a, int b) { return cdiv(a, b) * b; }
+static int imin(int a, int b) { return a < b ? a : b; }
+static int imax(int a, int b) { return a > b ? a : b; }
+
+static void grow_dev(void **p, size_t *cap, size_t need)
+{
+    if (need <= *cap) return;
+    if (*p) CK(cudaFree(*p));
+    size_t n = need + need / 4;
+    CK(cudaMalloc(p, n));
+    *cap = n;
+}
+
+static void grow_host(void **p, size_t *cap, size_t need)
+{
+    if (need <= *cap) return;
+    if (*p) CK(cudaFreeHost(*p));
+    size_t n = need + need / 4;
+    CK(cudaHostAlloc(p, n, cudaHostAllocPortable));
+    *cap = n;
+}
+
+static Geom make_geom(int ni, int nj)
+{
+    Geom g;
+    g.ni = ni;
+    g.bs = ni <= 32 ? 32 : ni <= 64 ? 64 : 128;
+    g.iblocks = imax(cdiv(ni, g.bs), 1);
+    g.ni_pad = g.iblocks * g.bs;
+    g.nj = nj;
+    g.Ng = imax(roundup(cdiv(nj, NGROUP), 128), 128);
+    int nsg = cdiv(TARGET_BLOCKS, (long)g.iblocks * NGROUP);
+    nsg = imin(nsg, cdiv(g.Ng, SLICE_MIN));
+    nsg = imax(nsg, cdiv(g.Ng, SLICE_MAX));
+    nsg = imax(nsg, 1);
+    g.S = imin(roundup(cdiv(g.Ng, nsg), 128), SLICE_MAX);
+    g.nsg = cdiv(g.Ng, g.S);
+    return g;
+}
+
+/* j-range [lo, hi) of the GPU owning groups [g0, g1) */
+static void dev_jrange(const Dev *d, const Geom *gm, int *lo, int *hi)
+{
+    *lo = imin(d->g0 * gm->Ng, gm->nj);
+    *hi = imin(d->g1 * gm->Ng, gm->nj);
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+__device__ __forceinline__ void store_predicted(int j, const double x[3], const double v[3], double m,
+                                                float4 *jxh, float4 *jxl, float4 *jv,
+                                                dbl4 *jxd, dbl4 *jvd, int store_double)
+{
+    float hx = (float)x[0], hy = (float)x[1], hz = (float)x[2];
+    jxh[j] = make_float4(hx, hy, hz, (float)m);
+    jxl[j] = make_float4((float)(x[0] - (double)hx), (float)(x[1] - (double)hy),
+                         (float)(x[2] - (double)hz), 0.f);
+    jv[j] = make_float4((float)v[0], (float)v[1], (float)v[2], 0.f);
+    if (store_double) {
+        jxd[j] = mkd4(x[0], x[1], x[2], m);
+        jvd[j] = mkd4(v[0], v[1], v[2], 0.0);
+    }
+}
+
+/* Third-order prediction with the operation order of src/predict.h and no
+ * fused multiply-adds, so the GPU's predicted state is bit-identical to the
+ * host's (x86-64 builds do not contract either). */
+__global__ void k_predict(const JPoly *poly, int jbeg, int lo, int hi, double t,
+                          float4 *jxh, float4 *jxl, float4 *jv, dbl4 *jxd, dbl4 *jvd)
+{
+    int j = lo + blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= hi) return;
+    const JPoly *p = &poly[jbeg + j];
+    double s = __dsub_rn(t, p->t0);
+    double x[3], v[3];
+    for (int k = 0; k < 3; k++) {
+        double sj = __dmul_rn(s, p->j[k]);
+        double in = __dadd_rn(__ddiv_rn(p->a[k], 2.0), __ddiv_rn(sj, 6.0));
+        x[k] = __dadd_rn(p->x[k], __dmul_rn(s, __dadd_rn(p->v[k], __dmul_rn(s, in))));
+        v[k] = __dadd_rn(p->v[k], __dmul_rn(s, __dadd_rn(p->a[k], __ddiv_rn(sj, 2.0))));
+    }
+    store_predicted(j, x, v, p->m, jxh, jxl, jv, jxd, jvd, 1);
+}
+
+/* Simple path: the host sent predicted x+m, v in double; make the float copies. */
+__global__ void k_convert(int lo, int hi, float4 *jxh, float4 *jxl, float4 *jv,
+                          dbl4 *jxd, dbl4 *jvd)
+{
+    int j = lo + blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= hi) return;
+    dbl4 a = jxd[j], b = jvd[j];
+    double x[3] = {a.x, a.y, a.z}, v[3] = {b.x, b.y, b.z};
+    store_predicted(j, x, v, a.w, jxh, jxl, jv, jxd, jvd, 0);
+}
+
+__global__ void k_scatter(const JPoly *up, const int *idx, int n, JPoly *poly)
+{
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) poly[idx[k]] = up[k];
+}
+
+__device__ __forceinline__ void kahan_add(float &s, float &c, float x)
+{
+    float y = x - c;
+    float t = s + y;
+    c = (t - s) - y;
+    s = t;
+}
+
+/* One (i-block, slice) of the regular force.  grid = (iblocks, local slices). */
+template <bool FP64>
+__global__ void __launch_bounds__(128) k_regf(RegfArgs A)
+{
+    __shared__ float4 sxh[128], sxl[128], sv[128];
+    __shared__ dbl4 sxd[FP64 ? 128 : 1];
+    const int bs = blockDim.x, tid = threadIdx.x;
+    const int i = blockIdx.x * bs + tid;
+    const int y = blockIdx.y, s = A.s0 + y;
+    const int grp = s / A.nsg, q = s - grp * A.nsg;
+    const int start = grp * A.Ng + q * A.S;
+    const int end = max(start, min(min(start + A.S, (grp + 1) * A.Ng), A.nj));
+
+    const float4 ih = A.ixh[i], il = A.ixl[i], iv = A.iv[i];
+    const int iself = A.iself[i];
+    const dbl4 id = FP64 ? A.ixd[i] : mkd4(0, 0, 0, 0);
+    const float h2 = ih.w, dtr = il.w;
+
+    float sa[6] = {0, 0, 0, 0, 0, 0}, ca[6] = {0, 0, 0, 0, 0, 0};
+    int cnt = 0;
+    const int L = A.L;
+    unsigned short *mylist = A.plist + ((size_t)y * A.ni_pad + i) * L;
+
+    for (int jt = start; jt < end; jt += bs) {
+        int jj = jt + tid;
+        if (jj < end) {
+            sxh[tid] = A.jxh[jj];
+            sxl[tid] = A.jxl[jj];
+            sv[tid] = A.jv[jj];
+            if (FP64) sxd[tid] = A.jxd[jj];
+        } else {   /* padding: massless and far away, never a neighbour */
+            sxh[tid] = make_float4(FAR, FAR, FAR, 0.f);
+            sxl[tid] = make_float4(0.f, 0.f, 0.f, 0.f);
+            sv[tid] = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (FP64) sxd[tid] = mkd4(FAR, FAR, FAR, 0.0);
+        }
+        __syncthreads();
+        const int nt = min(bs, end - jt);
+        for (int c0 = 0; c0 < nt; c0 += 32) {
+            float ax = 0.f, ay = 0.f, az = 0.f, jx = 0.f, jy = 0.f, jz = 0.f;
+#pragma unroll 8
+            for (int kk = 0; kk < 32; kk++) {
+                const int k = c0 + kk;
+                const float4 xh = sxh[k], v = sv[k];
+                float dx, dy, dz;
+                if (FP64) {
+                    const dbl4 xd = sxd[k];
+                    dx = (float)(xd.x - id.x);
+                    dy = (float)(xd.y - id.y);
+                    dz = (float)(xd.z - id.z);
+                } else {
+                    const float4 xl = sxl[k];
+                    dx = (xh.x - ih.x) + (xl.x - il.x);
+                    dy = (xh.y - ih.y) + (xl.y - il.y);
+                    dz = (xh.z - ih.z) + (xl.z - il.z);
+                }
+                const float dvx = v.x - iv.x, dvy = v.y - iv.y, dvz = v.z - iv.z;
+                const float r2 = dx * dx + dy * dy + dz * dz;
+                const float px = dx + dtr * dvx, py = dy + dtr * dvy, pz = dz + dtr * dvz;
+                const float r2p = px * px + py * py + pz * pz;
+                const float rv = dx * dvx + dy * dvy + dz * dvz;
+                const int jidx = jt + k;
+                const bool self = (jidx == iself);
+                const bool nb = fminf(r2, r2p) < xh.w * h2;
+                if (nb && !self) {
+                    if (cnt < L) mylist[cnt] = (unsigned short)(jidx - start);
+                    cnt++;
+                }
+                const float rinv = (nb || self) ? 0.f : rsqrtf(r2);
+                const float rinv2 = rinv * rinv;
+                const float mr3 = xh.w * rinv * rinv2;
+                const float al = -3.f * rv * rinv2;
+                ax += mr3 * dx;
+                ay += mr3 * dy;
+                az += mr3 * dz;
+                jx += mr3 * (dvx + al * dx);
+                jy += mr3 * (dvy + al * dy);
+                jz += mr3 * (dvz + al * dz);
+            }
+            kahan_add(sa[0], ca[0], ax);
+            kahan_add(sa[1], ca[1], ay);
+            kahan_add(sa[2], ca[2], az);
+            kahan_add(sa[3], ca[3], jx);
+            kahan_add(sa[4], ca[4], jy);
+            kahan_add(sa[5], ca[5], jz);
+        }
+        __syncthreads();
+    }
+    for (int c = 0; c < 6; c++)
+        A.pacc[((size_t)y * 6 + c) * A.ni_pad + i] = (double)sa[c] - (double)ca[c];
+    A.pcnt[(size_t)y * A.ni_pad + i] = cnt;
+}
+
+/* Per i: sums the slices of each local group in slice order (double), the
+ * neighbour counts over all local slices, and flags a filled slice list. */
+__global__ void k_reduce(const double *pacc, const int *pcnt, int ni, int ni_pad, int ngl, int nsg,
+                         int L, int nbmax, double *gacc, int *cnt, int *misc)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= ni) return;
+    int tot = 0, maxc = 0;
+    for (int gl = 0; gl < ngl; gl++) {
+        double d[6] = {0, 0, 0, 0, 0, 0};
+        for (int q = 0; q < nsg; q++) {
+            int y = gl * nsg + q;
+            for (int c = 0; c < 6; c++) d[c] += pacc[((size_t)y * 6 + c) * ni_pad + i];
+            int n = pcnt[(size_t)y * ni_pad + i];
+            tot += n;
+            maxc = max(maxc, n);
+        }
+        for (int c = 0; c < 6; c++) gacc[((size_t)gl * 6 + c) * ni + i] = d[c];
+    }
+    cnt[i] = tot;
+    if (maxc > L && tot <= nbmax) atomicMax(&misc[0], maxc);
+}
+
+/* Exclusive scan of the kept list lengths (one block of 1024 threads). */
+__global__ void k_scan(const int *cnt, int ni, int nbmax, int *off, int *misc)
+{
+    __shared__ int ws[32];
+    const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    const int per = (ni + 1023) / 1024;
+    const int b = min(tid * per, ni), e = min(b + per, ni);
+    int s = 0;
+    for (int i = b; i < e; i++) { int c = cnt[i]; s += c <= nbmax ? c : 0; }
+    int x = s;
+    for (int o = 1; o < 32; o <<= 1) { int t = __shfl_up_sync(0xffffffffu, x, o); if (lane >= o) x += t; }
+    if (lane == 31) ws[w] = x;
+    __syncthreads();
+    if (w == 0) {
+        int v = ws[lane];
+        for (int o = 1; o < 32; o <<= 1) { int t = __shfl_up_sync(0xffffffffu, v, o); if (lane >= o) v += t; }
+        ws[lane] = v;
+    }
+    __syncthreads();
+    int excl = x - s + (w > 0 ? ws[w - 1] : 0);
+    for (int i = b; i < e; i++) { off[i] = excl; int c = cnt[i]; excl += c <= nbmax ? c : 0; }
+    if (tid == 0) misc[1] = ws[31];
+}
+
+/* One warp per i: serialises its partial lists, slice by slice, into
+ * ascending global body indices. */
+__global__ void k_gather(const int *cnt, const int *off, const int *pcnt, const unsigned short *plist,
+                         int ni, int ni_pad, int nbmax, int L, int nsl, int s0, int nsg, int Ng, int S,
+                         int jbeg, int *out)
+{
+    const int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    if (i >= ni || cnt[i] > nbmax) return;   /* uniform over the warp */
+    int o = off[i];
+    for (int yb = 0; yb < nsl; yb += 32) {
+        const int y = yb + lane;
+        const int c = y < nsl ? min(pcnt[(size_t)y * ni_pad + i], L) : 0;
+        int x = c;
+        for (int d = 1; d < 32; d <<= 1) { int t = __shfl_up_sync(0xffffffffu, x, d); if (lane >= d) x += t; }
+        const int tot = __shfl_sync(0xffffffffu, x, 31);
+        if (c) {
+            const int s = s0 + y, grp = s / nsg, start = grp * Ng + (s - grp * nsg) * S;
+            const unsigned short *src = plist + ((size_t)y * ni_pad + i) * L;
+            int *dst = out + o + x - c;
+            for (int k = 0; k < c; k++) dst[k] = jbeg + start + src[k];
+        }
+        o += tot;
+    }
+}
+
+/* Start-up derivatives (ALGORITHMS.md §7) in double.  grid = (iblocks, j-slices).
+ * i data: ix (x, h2), iv (v, dtr), ia (a, self), ij (jerk, 0). */
+__global__ void k_fpoly(const dbl4 *ix, const dbl4 *iv, const dbl4 *ia, const dbl4 *ij,
+                        int ni_pad, const dbl4 *jxd, const dbl4 *jvd, const JPoly *poly,
+                        int jbeg, int nj, int Sj, double *part)
+{
+    __shared__ dbl4 sx[128], sv[128], sa[128], sj[128];
+    const int tid = threadIdx.x, bs = blockDim.x;
+    const int i = blockIdx.x * bs + tid, y = blockIdx.y;
+    const int start = y * Sj, end = min(start + Sj, nj);
+    const dbl4 xi = ix[i], vi = iv[i], ai = ia[i], ji = ij[i];
+    const int self = (int)ai.w;
+    double o[12];
+    for (int c = 0; c < 12; c++) o[c] = 0.0;
+    for (int jt = start; jt < end; jt += bs) {
+        int jj = jt + tid;
+        if (jj < end) {
+            sx[tid] = jxd[jj];
+            sv[tid] = jvd[jj];
+            const JPoly *p = &poly[jbeg + jj];
+            sa[tid] = mkd4(p->a[0], p->a[1], p->a[2], 0.0);
+            sj[tid] = mkd4(p->j[0], p->j[1], p->j[2], 0.0);
+        }
+        __syncthreads();
+        const int nt = min(bs, end - jt);
+        for (int k = 0; k < nt; k++) {
+            if (jt + k == self) continue;
+            const dbl4 xj = sx[k], vj = sv[k], aj = sa[k], jk = sj[k];
+            const double rx = xj.x - xi.x, ry = xj.y - xi.y, rz = xj.z - xi.z;
+            const double vx = vj.x - vi.x, vy = vj.y - vi.y, vz = vj.z - vi.z;
+            const double Ax = aj.x - ai.x, Ay = aj.y - ai.y, Az = aj.z - ai.z;
+            const double Jx = jk.x - ji.x, Jy = jk.y - ji.y, Jz = jk.z - ji.z;
+            const double r2 = rx * rx + ry * ry + rz * rz;
+            const double px = rx + vi.w * vx, py = ry + vi.w * vy, pz = rz + vi.w * vz;
+            const double r2p = px * px + py * py + pz * pz;
+            const bool nb = fmin(r2, r2p) < xj.w * xi.w;
+            const double rinv = rsqrt(r2), rinv2 = rinv * rinv, mr3 = xj.w * rinv * rinv2;
+            const double al = (rx * vx + ry * vy + rz * vz) * rinv2;
+            const double be = (vx * vx + vy * vy + vz * vz + rx * Ax + ry * Ay + rz * Az) * rinv2 + al * al;
+            const double ga = (3.0 * (vx * Ax + vy * Ay + vz * Az) + rx * Jx + ry * Jy + rz * Jz) * rinv2
+                              + al * (3.0 * be - 4.0 * al * al);
+            const double tx = vx - 3.0 * al * rx, ty = vy - 3.0 * al * ry, tz = vz - 3.0 * al * rz;
+            const double d2x = mr3 * (Ax - 6.0 * al * tx - 3.0 * be * rx);
+            const double d2y = mr3 * (Ay - 6.0 * al * ty - 3.0 * be * ry);
+            const double d2z = mr3 * (Az - 6.0 * al * tz - 3.0 * be * rz);
+            const double d3x = mr3 * (Jx - 9.0 * be * tx - 3.0 * ga * rx) - 9.0 * al * d2x;
+            const double d3y = mr3 * (Jy - 9.0 * be * ty - 3.0 * ga * ry) - 9.0 * al * d2y;
+            const double d3z = mr3 * (Jz - 9.0 * be * tz - 3.0 * ga * rz) - 9.0 * al * d2z;
+            if (nb) {
+                o[0] += d2x; o[1] += d2y; o[2] += d2z; o[3] += d3x; o[4] += d3y; o[5] += d3z;
+            } else {
+                o[6] += d2x; o[7] += d2y; o[8] += d2z; o[9] += d3x; o[10] += d3y; o[11] += d3z;
+            }
+        }
+        __syncthreads();
+    }
+    for (int c = 0; c < 12; c++) part[((size_t)y * 12 + c) * ni_pad + i] = o[c];
+}
+
+/* Potential of body i0 + i from the bodies in pos (x + m), double.  grid = (iblocks, j-slices). */
+__global__ void k_pot(const dbl4 *pos, int n, int i0, int ni_pad, int Sj, double *part)
+{
+    __shared__ dbl4 sx[128];
+    const int tid = threadIdx.x, bs = blockDim.x;
+    const int i = blockIdx.x * bs + tid, y = blockIdx.y;
+    const int gi = i0 + i;
+    const int start = y * Sj, end = min(start + Sj, n);
+    const dbl4 xi = pos[min(gi, n - 1)];
+    double p = 0.0;
+    for (int jt = start; jt < end; jt += bs) {
+        int jj = jt + tid;
+        if (jj < end) sx[tid] = pos[jj];
+        __syncthreads();
+        const int nt = min(bs, end - jt);
+        for (int k = 0; k < nt; k++) {
+            const dbl4 xj = sx[k];
+            const double dx = xj.x - xi.x, dy = xj.y - xi.y, dz = xj.z - xi.z;
+            const double r2 = dx * dx + dy * dy + dz * dz;
+            if (jt + k != gi) p += xj.w * rsqrt(r2);
+        }
+        __syncthreads();
+    }
+    part[(size_t)y * ni_pad + i] = p;
+}
+
+/* Sums ncomp-component partials over the j-slices in slice order. */
+__global__ void k_reduce_d(const double *part, int ni, int ni_pad, int nsj, int ncomp, double *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= ni) return;
+    for (int c = 0; c < ncomp; c++) {
+        double s = 0.0;
+        for (int y = 0; y < nsj; y++) s += part[((size_t)y * ncomp + c) * ni_pad + i];
+        out[(size_t)c * ni + i] = s;
+    }
+}
+
+/* ------------------------------------------------------ device management */
+
+static void dev_set(const Dev *d) { CK(cudaSetDevice(d->id)); }
+
+/* Brings the predicted j-bodies [lo, hi) of this GPU to the library's time. */
+static void dev_ensure_predicted(GpunbCuda *c, Dev *d, int lo, int hi)
+{
+    if (hi <= lo) return;
+    const int nb = cdiv(hi - lo, 256);
+    if (c->simple) {
+        if (d->pred_ok && d->pred_version == c->pred_version && lo >= d->pred_lo && hi <= d->pred_hi)
+            return;
+        CK(cudaMemcpyAsync(d->jxd + lo, c->h_px + lo, (size_t)(hi - lo) * sizeof(dbl4),
+                           cudaMemcpyHostToDevice, d->st));
+        CK(cudaMemcpyAsync(d->jvd + lo, c->h_pv + lo, (size_t)(hi - lo) * sizeof(dbl4),
+                           cudaMemcpyHostToDevice, d->st));
+        k_convert<<<nb, 256, 0, d->st>>>(lo, hi, d->jxh, d->jxl, d->jv, d->jxd, d->jvd);
+        CKL("k_convert");
+        d->pred_version = c->pred_version;
+    } else {
+        if (d->pred_ok && d->pred_t == c->t && lo >= d->pred_lo && hi <= d->pred_hi) return;
+        k_predict<<<nb, 256, 0, d->st>>>(d->poly, c->jbeg, lo, hi, c->t, d->jxh, d->jxl, d->jv,
+                                         d->jxd, d->jvd);
+        CKL("k_predict");
+        d->pred_t = c->t;
+    }
+    d->pred_ok = 1;
+    d->pred_lo = lo;
+    d->pred_hi = hi;
+}
+
+/* Byte layout of the pinned/device i-buffer of the regular force. */
+typedef struct ILayout { size_t xh, xl, v, self, xd, total; } ILayout;
+static ILayout i_layout(int ni_pad)
+{
+    ILayout l;
+    size_t f4 = (size_t)ni_pad * sizeof(float4);
+    l.xh = 0; l.xl = f4; l.v = 2 * f4; l.self = 3 * f4;
+    l.xd = roundup((int)(l.self + (size_t)ni_pad * sizeof(int)), 256);
+    l.total = l.xd + (size_t)ni_pad * sizeof(dbl4);
+    return l;
+}
+
+/* Header copied back after a regular-force call: group sums, counts, flags. */
+typedef struct HLayout { size_t gacc, cnt, misc, total; } HLayout;
+static HLayout h_layout(int ngl, int ni)
+{
+    HLayout h;
+    h.gacc = 0;
+    h.cnt = (size_t)ngl * 6 * ni * sizeof(double);
+    h.misc = h.cnt + (size_t)ni * sizeof(int);
+    h.total = h.misc + 4 * sizeof(int);
+    return h;
+}
+
+/* Runs one chunk of the regular force on one GPU, its groups only; leaves the
+ * header and the serialised lists in d->h_hdr, d->h_list. */
+static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
+{
+    dev_set(d);
+    int lo, hi;
+    dev_jrange(d, gm, &lo, &hi);
+    dev_ensure_predicted(c, d, lo, hi);
+    const int ngl = d->g1 - d->g0, nsl = ngl * gm->nsg, ni = gm->ni, ni_pad = gm->ni_pad;
+    const ILayout il = i_layout(ni_pad);
+    const HLayout hl = h_layout(ngl, ni);
+    grow_dev((void **)&d->d_i, &d->i_cap, il.total);
+    grow_dev((void **)&d->pacc, &d->pacc_cap, (size_t)nsl * 6 * ni_pad * sizeof(double) + 8);
+    grow_dev((void **)&d->pcnt, &d->pcnt_cap, (size_t)nsl * ni_pad * sizeof(int) + 8);
+    CK(cudaMemcpyAsync(d->d_i, c->h_i, il.total, cudaMemcpyHostToDevice, d->st));
+
+    RegfArgs A;
+    A.jxh = d->jxh; A.jxl = d->jxl; A.jv = d->jv; A.jxd = d->jxd;
+    A.ixh = (const float4 *)(d->d_i + il.xh);
+    A.ixl = (const float4 *)(d->d_i + il.xl);
+    A.iv = (const float4 *)(d->d_i + il.v);
+    A.iself = (const int *)(d->d_i + il.self);
+    A.ixd = (const dbl4 *)(d->d_i + il.xd);
+    A.ni_pad = ni_pad; A.nj = gm->nj; A.Ng = gm->Ng; A.nsg = gm->nsg; A.S = gm->S;
+    A.s0 = d->g0 * gm->nsg;
+    A.pacc = d->pacc; A.pcnt = d->pcnt;
+    double *gacc = (double *)(d->d_hdr + hl.gacc);
+    int *cnt = (int *)(d->d_hdr + hl.cnt), *misc = (int *)(d->d_hdr + hl.misc);
+    const int *hmisc = (const int *)(d->h_hdr + hl.misc);
+
+    for (;;) {
+        grow_dev((void **)&d->plist, &d->plist_cap, (size_t)nsl * ni_pad * d->L * sizeof(unsigned short) + 8);
+        A.plist = d->plist;
+        A.L = d->L;
+        CK(cudaMemsetAsync(misc, 0, 4 * sizeof(int), d->st));
+        if (nsl > 0) {
+            dim3 grid(gm->iblocks, nsl);
+            if (c->fp64) k_regf<true><<<grid, gm->bs, 0, d->st>>>(A);
+            else k_regf<false><<<grid, gm->bs, 0, d->st>>>(A);
+            CKL("k_regf");
+        } else {
+            CK(cudaMemsetAsync(d->pcnt, 0, (size_t)ni_pad * sizeof(int), d->st));
+        }
+        k_reduce<<<cdiv(ni, 128), 128, 0, d->st>>>(d->pacc, d->pcnt, ni, ni_pad, ngl, gm->nsg,
+                                                   d->L, nbmax, gacc, cnt, misc);
+        CKL("k_reduce");
+        k_scan<<<1, 1024, 0, d->st>>>(cnt, ni, nbmax, d->d_off, misc);
+        CKL("k_scan");
+        k_gather<<<cdiv((long)ni * 32, 256), 256, 0, d->st>>>(cnt, d->d_off, d->pcnt, d->plist, ni, ni_pad,
+                                                             nbmax, d->L, nsl, A.s0, gm->nsg, gm->Ng, gm->S,
+                                                             c->jbeg, d->d_list);
+        CKL("k_gather");
+        CK(cudaMemcpyAsync(d->h_hdr, d->d_hdr, hl.total, cudaMemcpyDeviceToHost, d->st));
+        CK(cudaStreamSynchronize(d->st));
+        if (hmisc[0] <= d->L) break;
+        /* a slice's list buffer filled (not an nbmax overflow): redo with room for it */
+        d->L = roundup(hmisc[0], 16);
+        d->retries++;
+    }
+    const int total = hmisc[1];
+    if (total > 0) {
+        CK(cudaMemcpyAsync(d->h_list, d->d_list, (size_t)total * sizeof(int), cudaMemcpyDeviceToHost, d->st));
+        CK(cudaStreamSynchronize(d->st));
+    }
+}
+
+/* Runs f(c, d, arg) on every GPU, one host thread each. */
+typedef void (*dev_fn)(GpunbCuda *c, Dev *d, void *arg);
+static void on_all_devices(GpunbCuda *c, dev_fn f, void *arg)
+{
+    if (c->ngpu == 1) {
+        f(c, &c->dev[0], arg);
+        return;
+    }
+#pragma omp parallel for num_threads(c->ngpu) schedule(static, 1)
+    for (int k = 0; k < c->ngpu; k++) f(c, &c->dev[k], arg);
+}
+
+/* ------------------------------------------------------------ API: set-up */
+
+static void cuda_close(gpunb *g)
+{
+    GpunbCuda *c = as_cuda(g);
+    for (int k = 0; k < c->ngpu; k++) {
+        Dev *d = &c->dev[k];
+        cudaSetDevice(d->id);
+        void *dp[] = {d->poly, d->jxh, d->jxl, d->jv, d->jxd, d->jvd, d->d_up, d->d_upidx, d->d_i,
+                      d->pacc, d->pcnt, d->plist, d->d_hdr, d->d_off, d->d_list, d->d_part, d->d_out,
+                      d->d_pos};
+        for (size_t m = 0; m < sizeof dp / sizeof dp[0]; m++) if (dp[m]) cudaFree(dp[m]);
+        if (d->h_hdr) cudaFreeHost(d->h_hdr);
+        if (d->h_list) cudaFreeHost(d->h_list);
+        if (d->h_out) cudaFreeHost(d->h_out);
+        if (d->st) cudaStreamDestroy(d->st);
+    }
+    void *hp[] = {c->h_up, c->h_upidx, c->h_px, c->h_pv, c->h_i, c->h_pos};
+    for (size_t m = 0; m < sizeof hp / sizeof hp[0]; m++) if (hp[m]) cudaFreeHost(hp[m]);
+    free(c->h_poly);
+    free(c);
+}
+
+static void cuda_set_range(gpunb *g, int jbeg, int jend)
+{
+    GpunbCuda *c = as_cuda(g);
+    if (jbeg < 0) jbeg = 0;
+    if (jend > g->nmax) jend = g->nmax;
+    if (jend < jbeg) jend = jbeg;
+    c->jbeg = jbeg;
+    c->jend = jend;
+    for (int k = 0; k < c->ngpu; k++) c->dev[k].pred_ok = 0;
+}
+
+static void dev_set_jp(GpunbCuda *c, Dev *d, void *arg)
+{
+    const int n = *(const int *)arg;
+    dev_set(d);
+    grow_dev((void **)&d->d_up, &d->up_cap, (size_t)n * sizeof(JPoly));
+    CK(cudaMemcpyAsync(d->d_up, c->h_up, (size_t)n * sizeof(JPoly), cudaMemcpyHostToDevice, d->st));
+    CK(cudaMemcpyAsync(d->d_upidx, c->h_upidx, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, d->st));
+    k_scatter<<<cdiv(n, 256), 256, 0, d->st>>>(d->d_up, d->d_upidx, n, d->poly);
+    CKL("k_scatter");
+    CK(cudaStreamSynchronize(d->st));   /* the staging buffer is reused by the next call */
+    d->pred_ok = 0;
+}
+
+static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
+                        const double (*x)[3], const double (*v)[3],
+                        const double (*a)[3], const double (*jerk)[3], const double *m)
+{
+    GpunbCuda *c = as_cuda(g);
+    if (n <= 0) return;
+    grow_host((void **)&c->h_up, &c->hup_cap, (size_t)n * sizeof(JPoly));
+    for (int k = 0; k < n; k++) {
+        JPoly *p = &c->h_up[k];
+        for (int e = 0; e < 3; e++) {
+            p->x[e] = x[k][e]; p->v[e] = v[k][e]; p->a[e] = a[k][e]; p->j[e] = jerk[k][e];
+        }
+        p->t0 = t0[k];
+        p->m = m[k];
+        c->h_upidx[k] = idx[k];
+        c->h_poly[idx[k]] = *p;
+    }
+    if (c->simple) {
+        c->poly_stale = 1;   /* the reference path sends predicted bodies only */
+        return;
+    }
+    on_all_devices(c, dev_set_jp, &n);
+}
+
+static void cuda_predict(gpunb *g, double t)
+{
+    GpunbCuda *c = as_cuda(g);
+    c->t = t;
+    if (!c->simple) return;   /* predicted lazily on the GPU, for the range a call needs */
+    const int nj = c->jend - c->jbeg;
+    const JPoly *P = c->h_poly + c->jbeg;
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < nj; j++) {
+        const JPoly *p = &P[j];
+        double s = t - p->t0, xp[3], vp[3];
+        for (int k = 0; k < 3; k++) {
+            xp[k] = p->x[k] + s * (p->v[k] + s * (p->a[k] / 2 + s * p->j[k] / 6));
+            vp[k] = p->v[k] + s * (p->a[k] + s * p->j[k] / 2);
+        }
+        c->h_px[j] = mkd4(xp[0], xp[1], xp[2], p->m);
+        c->h_pv[j] = mkd4(vp[0], vp[1], vp[2], 0.0);
+    }
+    c->pred_version++;
+}
+
+/* --------------------------------------------------- API: regular force */
+
+static void pack_i(GpunbCuda *c, const Geom *gm, const int *idx, const double *h2, const double *dtr,
+                   const double (*x)[3], const double (*v)[3])
+{
+    const ILayout il = i_layout(gm->ni_pad);
+    grow_host((void **)&c->h_i, &c->hi_cap, il.total);
+    float4 *xh = (float4 *)(c->h_i + il.xh), *xl = (float4 *)(c->h_i + il.xl), *vv = (float4 *)(c->h_i + il.v);
+    int *self = (int *)(c->h_i + il.self);
+    dbl4 *xd = (dbl4 *)(c->h_i + il.xd);
+    for (int k = 0; k < gm->ni_pad; k++) {
+        if (k < gm->ni) {
+            float hx = (float)x[k][0], hy = (float)x[k][1], hz = (float)x[k][2];
+            xh[k] = make_float4(hx, hy, hz, (float)h2[k]);
+            xl[k] = make_float4((float)(x[k][0] - hx), (float)(x[k][1] - hy), (float)(x[k][2] - hz),
+                                (float)dtr[k]);
+            vv[k] = make_float4((float)v[k][0], (float)v[k][1], (float)v[k][2], 0.f);
+            self[k] = (idx[k] >= c->jbeg && idx[k] < c->jend) ? idx[k] - c->jbeg : -1;
+            xd[k] = mkd4(x[k][0], x[k][1], x[k][2], 0.0);
+        } else {   /* padding threads: computed, never stored */
+            xh[k] = make_float4(0.f, 0.f, 0.f, 0.f);
+            xl[k] = make_float4(0.f, 0.f, 0.f, 0.f);
+            vv[k] = make_float4(0.f, 0.f, 0.f, 0.f);
+            self[k] = -1;
+            xd[k] = mkd4(0, 0, 0, 0);
+        }
+    }
+}
+
+static void dev_regf_fn(GpunbCuda *c, Dev *d, void *arg)
+{
+    dev_regf(c, d, (const Geom *)arg, c->base.nbmax);
+}
+
+static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
+                     const double (*x)[3], const double (*v)[3],
+                     double (*a)[3], double (*jerk)[3], int *nnb, int *list)
+{
+    GpunbCuda *c = as_cuda(g);
+    const int nbmax = g->nbmax, nj = c->jend - c->jbeg;
+    int over = 0;
+    c->regf_calls++;
+    for (int i0 = 0; i0 < ni; i0 += NI_CHUNK) {
+        const int n = imin(NI_CHUNK, ni - i0);
+        const Geom gm = make_geom(n, nj);
+        pack_i(c, &gm, idx + i0, h2 + i0, dtr + i0, x + i0, v + i0);
+        on_all_devices(c, dev_regf_fn, (void *)&gm);
+        /* combine: groups in order, lists in GPU (= ascending j) order */
+        int offs[NGROUP] = {0};
+        for (int k = 0; k < n; k++) {
+            const int i = i0 + k;
+            double s[6] = {0, 0, 0, 0, 0, 0};
+            int tot = 0;
+            for (int dd = 0; dd < c->ngpu; dd++) {
+                const Dev *d = &c->dev[dd];
+                const int ngl = d->g1 - d->g0;
+                const HLayout hl = h_layout(ngl, n);
+                const double *ga = (const double *)(d->h_hdr + hl.gacc);
+                for (int gl = 0; gl < ngl; gl++)
+                    for (int e = 0; e < 6; e++) s[e] += ga[((size_t)gl * 6 + e) * n + k];
+                tot += ((const int *)(d->h_hdr + hl.cnt))[k];
+            }
+            for (int e = 0; e < 3; e++) { a[i][e] = s[e]; jerk[i][e] = s[3 + e]; }
+            int *dst = list + (size_t)i * nbmax;
+            int m = 0;
+            for (int dd = 0; dd < c->ngpu; dd++) {
+                const Dev *d = &c->dev[dd];
+                const HLayout hl = h_layout(d->g1 - d->g0, n);
+                const int cd = ((const int *)(d->h_hdr + hl.cnt))[k];
+                if (cd > nbmax) continue;
+                if (tot <= nbmax) memcpy(dst + m, d->h_list + offs[dd], (size_t)cd * sizeof(int));
+                m += cd;
+                offs[dd] += cd;
+            }
+            if (tot > nbmax) { nnb[i] = -1; over++; }
+            else nnb[i] = tot;
+        }
+    }
+    return over;
+}
+
+/* ------------------------------------------------ API: start-up and potential */
+
+typedef struct DGeom { int ni, bs, iblocks, ni_pad, nsj; } DGeom;
+
+static int d_chunk(int nj)
+{
+    int nsj = imax(cdiv(nj, JSLICE_D), 1);
+    return imax(128, imin(NI_CHUNK, (D_PARTIALS / nsj) / 128 * 128));
+}
+
+static DGeom make_dgeom(int ni, int nj)
+{
+    DGeom g;
+    g.ni = ni;
+    g.bs = ni <= 32 ? 32 : ni <= 64 ? 64 : 128;
+    g.iblocks = imax(cdiv(ni, g.bs), 1);
+    g.ni_pad = g.iblocks * g.bs;
+    g.nsj = imax(cdiv(nj, JSLICE_D), 1);
+    return g;
+}
+
+typedef struct FpolyArg {
+    int ni;
+    const int *idx;
+    const double *h2, *dtr;
+    const double (*x)[3], (*v)[3], (*a)[3], (*jerk)[3];
+    double (*d2irr)[3], (*d3irr)[3], (*d2reg)[3], (*d3reg)[3];
+} FpolyArg;
+
+static void dev_fpoly(GpunbCuda *c, Dev *d, void *arg)
+{
+    const FpolyArg *F = (const FpolyArg *)arg;
+    const int nj = c->jend - c->jbeg;
+    const int k = (int)(d - c->dev);
+    const int ib = (int)((long)F->ni * k / c->ngpu), ie = (int)((long)F->ni * (k + 1) / c->ngpu);
+    dev_set(d);
+    dev_ensure_predicted(c, d, 0, nj);
+    const int chunk = d_chunk(nj);
+    for (int i0 = ib; i0 < ie; i0 += chunk) {
+        const DGeom gm = make_dgeom(imin(chunk, ie - i0), nj);
+        const size_t nb = (size_t)gm.ni_pad * sizeof(dbl4);
+        grow_dev((void **)&d->d_i, &d->i_cap, 4 * nb);
+        grow_host((void **)&d->h_out, &d->hout_cap, 4 * nb);
+        grow_dev((void **)&d->d_out, &d->out_cap, 4 * nb);
+        grow_dev((void **)&d->d_part, &d->part_cap, (size_t)gm.nsj * 12 * gm.ni_pad * sizeof(double));
+        dbl4 *hx = (dbl4 *)d->h_out, *hv = hx + gm.ni_pad, *ha = hv + gm.ni_pad, *hj = ha + gm.ni_pad;
+        for (int q = 0; q < gm.ni_pad; q++) {
+            if (q < gm.ni) {
+                const int i = i0 + q;
+                const int s = (F->idx[i] >= c->jbeg && F->idx[i] < c->jend) ? F->idx[i] - c->jbeg : -1;
+                hx[q] = mkd4(F->x[i][0], F->x[i][1], F->x[i][2], F->h2[i]);
+                hv[q] = mkd4(F->v[i][0], F->v[i][1], F->v[i][2], F->dtr[i]);
+                ha[q] = mkd4(F->a[i][0], F->a[i][1], F->a[i][2], (double)s);
+                hj[q] = mkd4(F->jerk[i][0], F->jerk[i][1], F->jerk[i][2], 0.0);
+            } else {
+                hx[q] = hv[q] = ha[q] = hj[q] = mkd4(0, 0, 0, -1.0);
+                hx[q].w = 0.0;
+                hv[q].w = 0.0;
+            }
+        }
+        const dbl4 *dx = (const dbl4 *)d->d_i;
+        CK(cudaMemcpyAsync(d->d_i, d->h_out, 4 * nb, cudaMemcpyHostToDevice, d->st));
+        if (nj > 0) {
+            k_fpoly<<<dim3(gm.iblocks, gm.nsj), gm.bs, 0, d->st>>>(dx, dx + gm.ni_pad, dx + 2 * gm.ni_pad,
+                                                                   dx + 3 * gm.ni_pad, gm.ni_pad, d->jxd,
+                                                                   d->jvd, d->poly, c->jbeg, nj, JSLICE_D,
+                                                                   d->d_part);
+            CKL("k_fpoly");
+        } else {
+            CK(cudaMemsetAsync(d->d_part, 0, (size_t)12 * gm.ni_pad * sizeof(double), d->st));
+        }
+        k_reduce_d<<<cdiv(gm.ni, 128), 128, 0, d->st>>>(d->d_part, gm.ni, gm.ni_pad, nj > 0 ? gm.nsj : 1, 12,
+                                                        d->d_out);
+        CKL("k_reduce_d");
+        CK(cudaMemcpyAsync(d->h_out, d->d_out, (size_t)12 * gm.ni * sizeof(double), cudaMemcpyDeviceToHost,
+                           d->st));
+        CK(cudaStreamSynchronize(d->st));
+        const double *o = d->h_out;
+        for (int q = 0; q < gm.ni; q++) {
+            const int i = i0 + q;
+            for (int e = 0; e < 3; e++) {
+                F->d2irr[i][e] = o[(size_t)(0 + e) * gm.ni + q];
+                F->d3irr[i][e] = o[(size_t)(3 + e) * gm.ni + q];
+                F->d2reg[i][e] = o[(size_t)(6 + e) * gm.ni + q];
+                F->d3reg[i][e] = o[(size_t)(9 + e) * gm.ni + q];
+            }
+        }
+    }
+}
+
+static void dev_upload_poly(GpunbCuda *c, Dev *d, void *arg)
+{
+    (void)arg;
+    dev_set(d);
+    const int nj = c->jend - c->jbeg;
+    if (nj > 0)
+        CK(cudaMemcpy(d->poly + c->jbeg, c->h_poly + c->jbeg, (size_t)nj * sizeof(JPoly),
+                      cudaMemcpyHostToDevice));
+}
+
+static void cuda_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
+                       const double (*x)[3], const double (*v)[3],
+                       const double (*a)[3], const double (*jerk)[3],
+                       double (*d2irr)[3], double (*d3irr)[3],
+                       double (*d2reg)[3], double (*d3reg)[3])
+{
+    GpunbCuda *c = as_cuda(g);
+    if (ni <= 0) return;
+    if (c->simple && c->poly_stale) {   /* fpoly reads a, jerk of the stored polynomials */
+        on_all_devices(c, dev_upload_poly, NULL);
+        c->poly_stale = 0;
+    }
+    FpolyArg F = {ni, idx, h2, dtr, x, v, a, jerk, d2irr, d3irr, d2reg, d3reg};
+    on_all_devices(c, dev_fpoly, &F);
+}
+
+typedef struct PotArg { int n; double *pot; } PotArg;
+
+static void dev_pot(GpunbCuda *c, Dev *d, void *arg)
+{
+    const PotArg *P = (const PotArg *)arg;
+    const int n = P->n, k = (int)(d - c->dev);
+    const int ib = (int)((long)n * k / c->ngpu), ie = (int)((long)n * (k + 1) / c->ngpu);
+    dev_set(d);
+    grow_dev((void **)&d->d_pos, &d->pos_cap, (size_t)n * sizeof(dbl4));
+    CK(cudaMemcpyAsync(d->d_pos, c->h_pos, (size_t)n * sizeof(dbl4), cudaMemcpyHostToDevice, d->st));
+    const int chunk = d_chunk(n);
+    for (int i0 = ib; i0 < ie; i0 += chunk) {
+        const DGeom gm = make_dgeom(imin(chunk, ie - i0), n);
+        grow_dev((void **)&d->d_part, &d->part_cap, (size_t)gm.nsj * gm.ni_pad * sizeof(double));
+        grow_dev((void **)&d->d_out, &d->out_cap, (size_t)gm.ni_pad * sizeof(double));
+        k_pot<<<dim3(gm.iblocks, gm.nsj), gm.bs, 0, d->st>>>(d->d_pos, n, i0, gm.ni_pad, JSLICE_D, d->d_part);
+        CKL("k_pot");
+        k_reduce_d<<<cdiv(gm.ni, 128), 128, 0, d->st>>>(d->d_part, gm.ni, gm.ni_pad, gm.nsj, 1, d->d_out);
+        CKL("k_reduce_d");
+        CK(cudaMemcpyAsync(P->pot + i0, d->d_out, (size_t)gm.ni * sizeof(double), cudaMemcpyDeviceToHost,
+                           d->st));
+        CK(cudaStreamSynchronize(d->st));
+    }
+}
+
+static void cuda_pot(gpunb *g, int n, const double *m, const double (*x)[3], double *pot)
+{
+    GpunbCuda *c = as_cuda(g);
+    if (n <= 0) return;
+    grow_host((void **)&c->h_pos, &c->hpos_cap, (size_t)n * sizeof(dbl4));
+    for (int i = 0; i < n; i++) c->h_pos[i] = mkd4(x[i][0], x[i][1], x[i][2], m[i]);
+    PotArg P = {n, pot};
+    on_all_devices(c, dev_pot, &P);
+}
+
+/* ------------------------------------------------------------------- open */
+
+static const gpunb_ops cuda_ops = {
+    "cuda", cuda_close, cuda_set_range, cuda_set_jp, cuda_predict, cuda_regf, cuda_fpoly, cuda_pot,
+};
+
+extern "C" int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s)
+{
+    if (!g || g->ops != &cuda_ops) return 0;
+    const GpunbCuda *c = (const GpunbCuda *)g;
+    memset(s, 0, sizeof *s);
+    s->ngpu = c->ngpu;
+    s->fp64 = c->fp64;
+    s->regf_calls = c->regf_calls;
+    s->slice_capacity = c->dev[0].L;
+    for (int k = 0; k < c->ngpu; k++) {
+        s->slice_retries += c->dev[k].retries;
+        s->slice_capacity = imax(s->slice_capacity, c->dev[k].L);
+    }
+    return 1;
+}
+
+#define OPEN_CK(call)                                                                  \
+    do {                                                                               \
+        cudaError_t e_ = (call);                                                       \
+        if (e_ != cudaSuccess) {                                                       \
+            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));            \
+            cuda_close(&c->base);                                                      \
+            return NULL;                                                               \
+        }                                                                              \
+    } while (0)
+
+static int env_int(const char *name, int def)
+{
+    const char *s = getenv(name);
+    return (s && *s) ? atoi(s) : def;
+}
+
+extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, char *err, size_t errlen)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        snprintf(err, errlen, "no CUDA device (%s)", cudaGetErrorString(e));
+        cudaGetLastError();   /* clear the sticky-free error state */
+        return NULL;
+    }
+    if (count <= 0) {
+        snprintf(err, errlen, "no CUDA device");
+        return NULL;
+    }
+    if (nmax <= 0 || nbmax <= 0) {
+        snprintf(err, errlen, "gpunb cuda: bad sizes nmax=%d nbmax=%d", nmax, nbmax);
+        return NULL;
+    }
+    int want = (cfg && cfg->ngpu > 0) ? cfg->ngpu : env_int("NBODY6C_NGPU", 0);
+    int ngpu = want > 0 ? imin(want, count) : count;
+    ngpu = imin(ngpu, NGROUP);
+
+    GpunbCuda *c = (GpunbCuda *)calloc(1, sizeof *c);
+    if (!c) { snprintf(err, errlen, "out of memory"); return NULL; }
+    c->base.ops = &cuda_ops;
+    c->base.nmax = nmax;
+    c->base.nbmax = nbmax;
+    c->ngpu = ngpu;
+    c->simple = cfg ? cfg->simple_path : 0;
+    c->fp64 = env_int("NBODY6C_GPU_FP64", 0) != 0;
+    c->jbeg = 0;
+    c->jend = nmax;
+    c->h_poly = (JPoly *)calloc((size_t)nmax, sizeof(JPoly));
+    if (!c->h_poly) { snprintf(err, errlen, "out of memory"); free(c); return NULL; }
+    OPEN_CK(cudaHostAlloc((void **)&c->h_upidx, (size_t)nmax * sizeof(int), cudaHostAllocPortable));
+    if (c->simple) {
+        OPEN_CK(cudaHostAlloc((void **)&c->h_px, (size_t)nmax * sizeof(dbl4), cudaHostAllocPortable));
+        OPEN_CK(cudaHostAlloc((void **)&c->h_pv, (size_t)nmax * sizeof(dbl4), cudaHostAllocPortable));
+    }
+    for (int k = 0; k < ngpu; k++) {
+        Dev *d = &c->dev[k];
+        d->id = k;
+        d->g0 = k * NGROUP / ngpu;
+        d->g1 = (k + 1) * NGROUP / ngpu;
+        d->L = imin(LIST_CAP0, roundup(nbmax + 1, 16));
+        OPEN_CK(cudaSetDevice(k));
+        OPEN_CK(cudaStreamCreateWithFlags(&d->st, cudaStreamNonBlocking));
+        OPEN_CK(cudaMalloc((void **)&d->poly, (size_t)nmax * sizeof(JPoly)));
+        OPEN_CK(cudaMemset(d->poly, 0, (size_t)nmax * sizeof(JPoly)));
+        OPEN_CK(cudaMalloc((void **)&d->jxh, (size_t)nmax * sizeof(float4)));
+        OPEN_CK(cudaMalloc((void **)&d->jxl, (size_t)nmax * sizeof(float4)));
+        OPEN_CK(cudaMalloc((void **)&d->jv, (size_t)nmax * sizeof(float4)));
+        OPEN_CK(cudaMalloc((void **)&d->jxd, (size_t)nmax * sizeof(dbl4)));
+        OPEN_CK(cudaMalloc((void **)&d->jvd, (size_t)nmax * sizeof(dbl4)));
+        OPEN_CK(cudaMalloc((void **)&d->d_upidx, (size_t)nmax * sizeof(int)));
+        OPEN_CK(cudaMalloc((void **)&d->d_off, (size_t)NI_CHUNK * sizeof(int)));
+        size_t lst = (size_t)NI_CHUNK * nbmax * sizeof(int);
+        OPEN_CK(cudaMalloc((void **)&d->d_list, lst));
+        OPEN_CK(cudaHostAlloc((void **)&d->h_list, lst, cudaHostAllocPortable));
+        d->list_cap = lst;
+        size_t hdr = h_layout(NGROUP, NI_CHUNK).total;
+        OPEN_CK(cudaMalloc((void **)&d->d_hdr, hdr));
+        OPEN_CK(cudaHostAlloc((void **)&d->h_hdr, hdr, cudaHostAllocPortable));
+        d->hdr_cap = hdr;
+    }
+    return &c->base;
+}

@@ -1,0 +1,28 @@
+/* gpunb_cuda.h — what the CUDA backend of GPUNB exposes beyond gpunb.h:
+ * counters for tests and benchmarks (how often a j-slice's partial
+ * neighbour list filled and the call was redone with a bigger buffer). */
+#ifndef NBODY6C_GPUNB_CUDA_H
+#define NBODY6C_GPUNB_CUDA_H
+
+#include "gpunb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gpunb_cuda_stats {
+    int ngpu;            /* GPUs in use */
+    int fp64;            /* 1: FP64 coordinate differences (NBODY6C_GPU_FP64=1) */
+    long regf_calls;     /* gpunb_regf calls */
+    long slice_retries;  /* launches redone because a j-slice's list buffer filled */
+    int slice_capacity;  /* entries per (slice, i) partial list now */
+} gpunb_cuda_stats;
+
+/* Fills *s and returns 1 when g is the CUDA backend, else returns 0. */
+int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,85 @@
+/* simutil.h — what the integrator tests share: a deck with the sample decks'
+ * parameters filled in by hand, Kepler binaries, in-memory runs. */
+#ifndef NBODY6C_SIMUTIL_H
+#define NBODY6C_SIMUTIL_H
+
+#include <math.h>
+#include <string.h>
+#include "checks.h"
+#include "deck.h"
+#include "ic.h"
+#include "run.h"
+#include "sim.h"
+
+/* The 1k sample deck's parameters (input/plummer-eq-1024-t2.deck). */
+static inline void deck_defaults(deck *d, int n)
+{
+    memset(d, 0, sizeof *d);
+    d->kstart = 1;
+    d->n = n;
+    d->nfix = 1;
+    d->nrand = 199;
+    d->nnbmax = 80;
+    d->etai = 0.02;
+    d->etar = 0.01;
+    d->rs0 = 0.3;
+    d->dtadj = 2.0;
+    d->deltat = 2.0;
+    d->tcrit = 2.0;
+    d->qe = 2e-4;
+    d->rbar = 1.0;
+    d->zmbar = 0.5;
+    d->kz[5] = 1;
+    d->kz[40] = 1;
+    d->dtmin = 2e-5;
+    d->rmin = 1e-3;
+    d->etau = 0.2;
+    d->eclose = 1.0;
+    d->gmin = 1e-6;
+    d->gmax = 1e-3;
+    d->alphas = 1.0;
+    d->body1 = d->bodyn = 1.0;
+    d->q = 0.5;
+    d->smax = 1.0;
+}
+
+static inline run_options quiet_cpu_options(void)
+{
+    run_options o;
+    memset(&o, 0, sizeof o);
+    o.quiet = 1;
+    o.gpu.mode = GPUNB_CPU;
+    o.simd = GPUIRR_SCALAR;
+    return o;
+}
+
+/* Two bodies of mass 1/2 on a Kepler orbit (a = 1, eccentricity e), at
+ * apocentre, c.m. at rest at the origin.  Period 2 pi. */
+static inline void kepler_pair(double e, double *m, double (*x)[3], double (*v)[3])
+{
+    double M = 1.0, a = 1.0, ra = a * (1.0 + e);
+    double va = sqrt(M / a * (1.0 - e) / (1.0 + e));
+    memset(x, 0, 2 * sizeof *x);
+    memset(v, 0, 2 * sizeof *v);
+    m[0] = m[1] = 0.5;
+    x[0][0] = 0.5 * ra;
+    x[1][0] = -0.5 * ra;
+    v[0][1] = 0.5 * va;
+    v[1][1] = -0.5 * va;
+}
+
+/* Total energy by a direct sum at the bodies' corrected or predicted state. */
+static inline double direct_energy(int n, const double *m, const double (*x)[3], const double (*v)[3])
+{
+    long double t = 0, w = 0;
+    for (int i = 0; i < n; i++) {
+        t += 0.5L * m[i] * (v[i][0] * v[i][0] + v[i][1] * v[i][1] + v[i][2] * v[i][2]);
+        for (int j = i + 1; j < n; j++) {
+            double dx = x[i][0] - x[j][0], dy = x[i][1] - x[j][1], dz = x[i][2] - x[j][2];
+            w -= (long double)m[i] * m[j] / sqrt(dx * dx + dy * dy + dz * dz);
+        }
+    }
+    return (double)(t + w);
+}
+
+#endif

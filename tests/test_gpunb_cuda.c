@@ -1,0 +1,650 @@
+/* test_gpunb_cuda.c — the CUDA backend of GPUNB against a double-precision
+ * reference written here (and the CPU backend when the library has it):
+ * regular force, jerk and neighbour lists on Plummer and clumpy inputs,
+ * N_i in {1, 7, 32, 1000, 4096}, N_j from 1 to 262144; nbmax overflow;
+ * a slice list that fills (redone, not an overflow); GPU prediction against
+ * host prediction; FP64 differences; 1-vs-2-GPU bit identity; start-up
+ * derivatives and potential.  Without a GPU it prints why and skips.
+ *
+ * Bounds (DESIGN.md): |dF_i| <= eps * sum_j |F_ij| over the summed terms,
+ * eps <= 1e-6 RMS and 1e-5 worst (two-float differences, single-precision
+ * terms: each term carries ~1e-7 relative error from rsqrtf and rounding,
+ * random in sign; chunk sums are Kahan-compensated per slice, slices summed
+ * in double).  Neighbour sets may differ from the double contract only for
+ * pairs with |r_min/(h sqrt(m_j/<m>)) - 1| < 1e-5 (float r^2 is good to a few
+ * 1e-7), counted, at most 1e-4 of all neighbour pairs.  fpoly and pot are
+ * computed in double on the GPU: sums of <= 262144 terms in another order
+ * differ by <= n*u*sum|t| ~ 3e-11 of the term magnitudes, so 1e-10. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <omp.h>
+#include "check.h"
+#include "gpunb.h"
+#ifdef HAVE_CUDA
+#include "gpunb_cuda.h"
+#endif
+
+#define JBEG 3
+#define NBMAX 400
+#define C3(p) ((const double (*)[3])(p))
+
+typedef struct {
+    int n;                 /* slots: [0, JBEG) are not j-bodies, [JBEG, n) are */
+    double *t0, *m;
+    double (*x)[3], (*v)[3], (*a)[3], (*jk)[3];   /* polynomial at t0 */
+    double (*xp)[3], (*vp)[3];                    /* predicted at t (host) */
+    double mmean;
+} bodies;
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static double urand(uint64_t *s) { return (rng_next(s) >> 11) * (1.0 / 9007199254740992.0); }
+static double grand(uint64_t *s)
+{
+    double u = urand(s) + 1e-300, w = urand(s);
+    return sqrt(-2 * log(u)) * cos(2 * M_PI * w);
+}
+
+static void iso(uint64_t *s, double r, double out[3])
+{
+    double z = 2 * urand(s) - 1, ph = 2 * M_PI * urand(s), q = sqrt(1 - z * z);
+    out[0] = r * q * cos(ph); out[1] = r * q * sin(ph); out[2] = r * z;
+}
+
+static double plummer_radius(uint64_t *s)
+{
+    double u = urand(s) * 0.999 + 1e-6;
+    return 1.0 / sqrt(pow(u, -2.0 / 3.0) - 1.0);
+}
+
+static bodies make_bodies(int nj, int clumpy, uint64_t *s)
+{
+    bodies B;
+    B.n = nj + JBEG;
+    size_t n = (size_t)B.n;
+    B.t0 = calloc(n, sizeof(double)); B.m = calloc(n, sizeof(double));
+    B.x = calloc(n, sizeof *B.x); B.v = calloc(n, sizeof *B.v);
+    B.a = calloc(n, sizeof *B.a); B.jk = calloc(n, sizeof *B.jk);
+    B.xp = calloc(n, sizeof *B.xp); B.vp = calloc(n, sizeof *B.vp);
+    double msum = 0;
+    int clump_left = 0;
+    double cc[3] = {0, 0, 0};
+    for (int i = 0; i < B.n; i++) {
+        double r, d[3];
+        if (clumpy && i >= JBEG && clump_left == 0 && urand(s) < 0.02 && B.n - i > 300) {
+            clump_left = 200;   /* 200 consecutive slots in one tight clump */
+            iso(s, plummer_radius(s), cc);
+        }
+        if (clump_left > 0) {
+            iso(s, 0.02 * plummer_radius(s), d);
+            for (int k = 0; k < 3; k++) B.x[i][k] = cc[k] + d[k];
+            clump_left--;
+        } else {
+            r = plummer_radius(s);
+            iso(s, r, B.x[i]);
+        }
+        for (int k = 0; k < 3; k++) {
+            B.v[i][k] = 0.4 * grand(s);
+            B.a[i][k] = grand(s);
+            B.jk[i][k] = 3 * grand(s);
+        }
+        B.m[i] = (0.2 + 1.8 * urand(s)) / nj;
+        if (i >= JBEG) msum += B.m[i];
+    }
+    B.mmean = msum / nj;
+    return B;
+}
+
+static void free_bodies(bodies *B)
+{
+    free(B->t0); free(B->m); free(B->x); free(B->v); free(B->a); free(B->jk); free(B->xp); free(B->vp);
+}
+
+/* host prediction, operation order of src/predict.h */
+static void predict_all(bodies *B, double t)
+{
+    for (int i = 0; i < B->n; i++) {
+        double s = t - B->t0[i];
+        for (int k = 0; k < 3; k++) {
+            B->xp[i][k] = B->x[i][k] + s * (B->v[i][k] + s * (B->a[i][k] / 2 + s * B->jk[i][k] / 6));
+            B->vp[i][k] = B->v[i][k] + s * (B->a[i][k] + s * B->jk[i][k] / 2);
+        }
+    }
+}
+
+static void send_all(gpunb *g, const bodies *B, double t)
+{
+    int nj = B->n - JBEG;
+    int *idx = malloc((size_t)nj * sizeof(int));
+    for (int k = 0; k < nj; k++) idx[k] = JBEG + k;
+    gpunb_set_range(g, JBEG, B->n);
+    gpunb_set_jp(g, nj, idx, B->t0 + JBEG, C3(B->x + JBEG), C3(B->v + JBEG), C3(B->a + JBEG),
+                 C3(B->jk + JBEG), B->m + JBEG);
+    gpunb_predict(g, t);
+    free(idx);
+}
+
+typedef struct {
+    int ni, *idx;
+    double *h2, *dtr, (*x)[3], (*v)[3];
+    double (*a)[3], (*jk)[3];
+    int *nnb, *list, over;
+} icase;
+
+/* ni distinct i-bodies (a few outside the j-range when ni > 4), h from the
+ * Plummer density for ~50 neighbours, tight clumps get a fixed h. */
+static icase make_icase(const bodies *B, int ni, uint64_t *s, int clumpy)
+{
+    icase c;
+    c.ni = ni;
+    c.idx = malloc((size_t)ni * sizeof(int));
+    c.h2 = malloc((size_t)ni * sizeof(double)); c.dtr = malloc((size_t)ni * sizeof(double));
+    c.x = malloc((size_t)ni * sizeof *c.x); c.v = malloc((size_t)ni * sizeof *c.v);
+    c.a = malloc((size_t)ni * sizeof *c.a); c.jk = malloc((size_t)ni * sizeof *c.jk);
+    c.nnb = malloc((size_t)ni * sizeof(int)); c.list = malloc((size_t)ni * NBMAX * sizeof(int));
+    int nj = B->n - JBEG;
+    char *used = calloc((size_t)B->n, 1);
+    for (int k = 0; k < ni; k++) {
+        int i;
+        if (ni > 4 && k < JBEG) i = k;   /* not a j-body: nothing to exclude */
+        else if (ni <= nj) { do i = JBEG + (int)(urand(s) * nj); while (used[i]); }
+        else i = JBEG + (int)(urand(s) * nj);
+        used[i] = 1;
+        c.idx[k] = i;
+        double r2 = 0;
+        for (int e = 0; e < 3; e++) { c.x[k][e] = B->xp[i][e]; c.v[k][e] = B->vp[i][e]; r2 += c.x[k][e] * c.x[k][e]; }
+        double h = pow(50.0 / nj, 1.0 / 3.0) * pow(1 + r2, 5.0 / 6.0);
+        if (clumpy && urand(s) < 0.5) h = 0.03;
+        c.h2[k] = h * h / B->mmean;
+        c.dtr[k] = urand(s) / 64;
+    }
+    free(used);
+    return c;
+}
+
+static void free_icase(icase *c)
+{
+    free(c->idx); free(c->h2); free(c->dtr); free(c->x); free(c->v); free(c->a); free(c->jk);
+    free(c->nnb); free(c->list);
+}
+
+static void run_regf(gpunb *g, icase *c)
+{
+    for (size_t k = 0; k < (size_t)c->ni * NBMAX; k++) c->list[k] = -7;   /* poison */
+    for (int k = 0; k < c->ni; k++) { c->nnb[k] = -7; c->a[k][0] = NAN; c->jk[k][0] = NAN; }
+    c->over = gpunb_regf(g, c->ni, c->idx, c->h2, c->dtr, C3(c->x), C3(c->v), c->a, c->jk, c->nnb, c->list);
+}
+
+typedef struct {
+    double sa2, sj2, amax, jmax;   /* sums of eps^2, worst eps */
+    long ni_cmp, pairs, ndiff, nbad, nover_bad, nover;
+    double *rel;                   /* |dF|/|F| per i, for percentiles */
+    long nrel;
+} stats;
+
+static int cmp_dbl(const void *p, const void *q)
+{
+    double a = *(const double *)p, b = *(const double *)q;
+    return (a > b) - (a < b);
+}
+
+/* Checks one regf result against the double contract, body by body. */
+static stats compare(const bodies *B, const icase *c)
+{
+    stats S;
+    memset(&S, 0, sizeof S);
+    S.rel = malloc((size_t)(c->ni + 1) * sizeof(double));
+    int ov_expected = 0;
+#pragma omp parallel for schedule(dynamic, 4) reduction(+ : ov_expected)
+    for (int k = 0; k < c->ni; k++) {
+        const int self = c->idx[k];
+        double fa[3] = {0, 0, 0}, fj[3] = {0, 0, 0}, ma = 0, mj = 0;
+        long nref = 0, nbound = 0, ndiff = 0, nbad = 0;
+        int p = 0, n = c->nnb[k];
+        const int *L = c->list + (size_t)k * NBMAX;
+        for (int j = JBEG; j < B->n; j++) {
+            if (j == self) continue;
+            double r[3], v[3], rp2 = 0, r2 = 0, rv = 0;
+            for (int e = 0; e < 3; e++) {
+                r[e] = B->xp[j][e] - c->x[k][e];
+                v[e] = B->vp[j][e] - c->v[k][e];
+                r2 += r[e] * r[e];
+                rv += r[e] * v[e];
+                double q = r[e] + c->dtr[k] * v[e];
+                rp2 += q * q;
+            }
+            double lim = B->m[j] * c->h2[k], rmin2 = fmin(r2, rp2);
+            int nbref = rmin2 < lim;
+            int bound = fabs(sqrt(rmin2 / lim) - 1) < 1e-5;
+            nref += nbref;
+            nbound += bound;
+            int ingpu = 0;
+            if (n >= 0 && p < n && L[p] == j) { ingpu = 1; p++; }
+            if (n >= 0 && ingpu != nbref) { if (bound) ndiff++; else nbad++; }
+            if (!ingpu) {
+                double r1 = sqrt(r2), mr3 = B->m[j] / (r2 * r1), al = 3 * rv / r2;
+                for (int e = 0; e < 3; e++) {
+                    double tj = mr3 * (v[e] - al * r[e]);
+                    fa[e] += mr3 * r[e];
+                    fj[e] += tj;
+                }
+                ma += mr3 * r2;
+                double tv2 = 0;
+                for (int e = 0; e < 3; e++) { double tj = mr3 * (v[e] - al * r[e]); tv2 += tj * tj; }
+                mj += sqrt(tv2);
+            }
+        }
+        if (n >= 0 && p != n) nbad += n - p + 1;   /* entries out of range, unsorted or repeated */
+        if (nref > NBMAX) ov_expected++;
+        double ea = 0, ej = 0, fn = 0;
+        if (n >= 0) {
+            for (int e = 0; e < 3; e++) {
+                ea += (c->a[k][e] - fa[e]) * (c->a[k][e] - fa[e]);
+                ej += (c->jk[k][e] - fj[e]) * (c->jk[k][e] - fj[e]);
+                fn += fa[e] * fa[e];
+            }
+            ea = ma > 0 ? sqrt(ea) / ma : sqrt(ea);
+            ej = mj > 0 ? sqrt(ej) / mj : sqrt(ej);
+        }
+#pragma omp critical
+        {
+            if (n >= 0) {
+                S.ni_cmp++;
+                S.pairs += n;
+                S.sa2 += ea * ea;
+                S.sj2 += ej * ej;
+                if (!(ea <= S.amax)) S.amax = ea;   /* NaN propagates as a failure */
+                if (!(ej <= S.jmax)) S.jmax = ej;
+                if (fn > 0) S.rel[S.nrel++] = sqrt(((c->a[k][0] - fa[0]) * (c->a[k][0] - fa[0]) +
+                                                    (c->a[k][1] - fa[1]) * (c->a[k][1] - fa[1]) +
+                                                    (c->a[k][2] - fa[2]) * (c->a[k][2] - fa[2])) / fn);
+            } else {
+                S.nover++;
+                if (nref <= NBMAX - nbound) S.nover_bad++;   /* flagged without cause */
+            }
+            if (n >= 0 && nref > NBMAX + nbound) S.nover_bad++; /* an overflow not flagged */
+            if (n < -1 || n > NBMAX) nbad++;
+            S.ndiff += ndiff;
+            S.nbad += nbad;
+        }
+    }
+    if (c->over != S.nover) S.nover_bad++;
+    (void)ov_expected;
+    return S;
+}
+
+static long total_pairs, total_diff;
+
+static void report(const char *name, stats *S)
+{
+    double rms_a = S->ni_cmp ? sqrt(S->sa2 / S->ni_cmp) : 0, rms_j = S->ni_cmp ? sqrt(S->sj2 / S->ni_cmp) : 0;
+    qsort(S->rel, (size_t)S->nrel, sizeof(double), cmp_dbl);
+    double p50 = S->nrel ? S->rel[S->nrel / 2] : 0, p99 = S->nrel ? S->rel[(S->nrel * 99) / 100] : 0;
+    printf("# %s: acc eps rms %.2e max %.2e, jerk eps rms %.2e max %.2e, |dF|/|F| p50 %.1e p99 %.1e, "
+           "%ld pairs, %ld boundary diffs, %ld overflowed\n",
+           name, rms_a, S->amax, rms_j, S->jmax, p50, p99, S->pairs, S->ndiff, S->nover);
+    CHECK(S->nbad == 0, "%s: neighbour lists follow the contract (%ld non-boundary differences)", name, S->nbad);
+    CHECK(S->nover_bad == 0, "%s: overflow flags right (%ld wrong)", name, S->nover_bad);
+    CHECK(rms_a <= 1e-6 && S->amax <= 1e-5, "%s: acceleration within bound (rms %.2e, max %.2e)", name, rms_a,
+          S->amax);
+    CHECK(rms_j <= 1e-6 && S->jmax <= 1e-5, "%s: jerk within bound (rms %.2e, max %.2e)", name, rms_j, S->jmax);
+    total_pairs += S->pairs;
+    total_diff += S->ndiff;
+    free(S->rel);
+}
+
+static int same_results(const icase *p, const icase *q)
+{
+    if (p->ni != q->ni || p->over != q->over) return 0;
+    if (memcmp(p->nnb, q->nnb, (size_t)p->ni * sizeof(int))) return 0;
+    if (memcmp(p->a, q->a, (size_t)p->ni * sizeof *p->a)) return 0;
+    if (memcmp(p->jk, q->jk, (size_t)p->ni * sizeof *p->jk)) return 0;
+    for (int k = 0; k < p->ni; k++)
+        if (p->nnb[k] > 0 && memcmp(p->list + (size_t)k * NBMAX, q->list + (size_t)k * NBMAX,
+                                    (size_t)p->nnb[k] * sizeof(int)))
+            return 0;
+    return 1;
+}
+
+/* ---- start-up derivatives and potential: double references */
+
+static void fpoly_ref(const bodies *B, const icase *c, int k, double out[12], double mag[2])
+{
+    const int self = c->idx[k];
+    for (int e = 0; e < 12; e++) out[e] = 0;
+    mag[0] = mag[1] = 0;
+    for (int j = JBEG; j < B->n; j++) {
+        if (j == self) continue;
+        double r[3], v[3], A[3], J[3], r2 = 0, rp2 = 0, rv = 0, v2 = 0, rA = 0, vA = 0, rJ = 0;
+        for (int e = 0; e < 3; e++) {
+            r[e] = B->xp[j][e] - c->x[k][e];
+            v[e] = B->vp[j][e] - c->v[k][e];
+            A[e] = B->a[j][e] - B->a[self][e];
+            J[e] = B->jk[j][e] - B->jk[self][e];
+            double q = r[e] + c->dtr[k] * v[e];
+            r2 += r[e] * r[e]; rp2 += q * q; rv += r[e] * v[e]; v2 += v[e] * v[e];
+            rA += r[e] * A[e]; vA += v[e] * A[e]; rJ += r[e] * J[e];
+        }
+        int nb = fmin(r2, rp2) < B->m[j] * c->h2[k];
+        double mr3 = B->m[j] / (r2 * sqrt(r2)), al = rv / r2, be = (v2 + rA) / r2 + al * al;
+        double ga = (3 * vA + rJ) / r2 + al * (3 * be - 4 * al * al);
+        double m2 = 0, m3 = 0;
+        for (int e = 0; e < 3; e++) {
+            double t = v[e] - 3 * al * r[e];
+            double d2 = mr3 * (A[e] - 6 * al * t - 3 * be * r[e]);
+            double d3 = mr3 * (J[e] - 9 * be * t - 3 * ga * r[e]) - 9 * al * d2;
+            out[(nb ? 0 : 6) + e] += d2;
+            out[(nb ? 3 : 9) + e] += d3;
+            m2 += d2 * d2; m3 += d3 * d3;
+        }
+        mag[0] += sqrt(m2);
+        mag[1] += sqrt(m3);
+    }
+}
+
+/* fpoly of the i-bodies of c (all j-bodies; i's a, jerk = their polynomial's,
+ * as at start-up when t0 = t) */
+static void check_fpoly(gpunb *g, const bodies *B, const icase *c, const char *name)
+{
+    int ni = c->ni;
+    double (*ai)[3] = malloc((size_t)ni * sizeof *ai), (*ji)[3] = malloc((size_t)ni * sizeof *ji);
+    double (*o)[3][3] = malloc((size_t)ni * 4 * sizeof *o);
+    double (*d2i)[3] = malloc((size_t)ni * sizeof *d2i), (*d3i)[3] = malloc((size_t)ni * sizeof *d3i);
+    double (*d2r)[3] = malloc((size_t)ni * sizeof *d2r), (*d3r)[3] = malloc((size_t)ni * sizeof *d3r);
+    for (int k = 0; k < ni; k++)
+        for (int e = 0; e < 3; e++) { ai[k][e] = B->a[c->idx[k]][e]; ji[k][e] = B->jk[c->idx[k]][e]; d2i[k][e] = NAN; }
+    gpunb_fpoly(g, ni, c->idx, c->h2, c->dtr, C3(c->x), C3(c->v), C3(ai), C3(ji), d2i, d3i, d2r, d3r);
+    double worst = 0;
+#pragma omp parallel for schedule(dynamic, 4) reduction(max : worst)
+    for (int k = 0; k < ni; k++) {
+        double ref[12], mag[2], e2 = 0, e3 = 0;
+        fpoly_ref(B, c, k, ref, mag);
+        const double *got[4] = {d2i[k], d3i[k], d2r[k], d3r[k]};
+        for (int b = 0; b < 4; b++)
+            for (int e = 0; e < 3; e++) {
+                double d = got[b][e] - ref[b * 3 + e];
+                if (b == 0 || b == 2) e2 += d * d; else e3 += d * d;
+            }
+        double w = fmax(sqrt(e2) / mag[0], sqrt(e3) / mag[1]);
+        if (!(w <= worst)) worst = isnan(w) ? INFINITY : w;
+    }
+    CHECK(worst <= 1e-10, "%s: fpoly within 1e-10 of the term magnitudes (worst %.2e)", name, worst);
+    free(ai); free(ji); free(o); free(d2i); free(d3i); free(d2r); free(d3r);
+}
+
+static void check_pot(gpunb *g, const bodies *B, int n, const char *name)
+{
+    double *pot = malloc((size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) pot[i] = NAN;
+    gpunb_pot(g, n, B->m, C3(B->x), pot);
+    double worst = 0;
+#pragma omp parallel for reduction(max : worst)
+    for (int i = 0; i < n; i++) {
+        double s = 0;
+        for (int j = 0; j < n; j++) {
+            if (j == i) continue;
+            double r2 = 0;
+            for (int e = 0; e < 3; e++) { double d = B->x[j][e] - B->x[i][e]; r2 += d * d; }
+            s += B->m[j] / sqrt(r2);
+        }
+        double w = fabs(pot[i] - s) / s;
+        if (!(w <= worst)) worst = isnan(w) ? INFINITY : w;
+    }
+    CHECK(worst <= 1e-10, "%s: potential of %d bodies within 1e-10 relative (worst %.2e)", name, n, worst);
+    free(pot);
+}
+
+/* ---- the cases */
+
+static gpunb *open_cuda(int ngpu, int simple, int nmax, char *err, size_t errlen)
+{
+    gpunb_config cfg = {GPUNB_REQUIRED, ngpu, simple};
+    char notice[256];
+    return gpunb_open(nmax, NBMAX, &cfg, notice, sizeof notice, err, errlen);
+}
+
+static void regf_cases(gpunb *g, uint64_t *seed)
+{
+    static const struct { int nj, clumpy, ni[4]; } C[] = {
+        {1, 0, {1, 0}},
+        {100, 0, {7, 1, 0}},
+        {5000, 1, {32, 1000, 0}},
+        {65536, 0, {1, 4096, 0}},
+        {65536, 1, {4096, 7, 0}},
+        {262144, 0, {7, 1000, 4096, 0}},
+        {262144, 1, {1000, 0}},
+    };
+    for (size_t ci = 0; ci < sizeof C / sizeof C[0]; ci++) {
+        bodies B = make_bodies(C[ci].nj, C[ci].clumpy, seed);
+        predict_all(&B, 0.0);
+        send_all(g, &B, 0.0);
+        for (int q = 0; q < 4 && C[ci].ni[q]; q++) {
+            icase c = make_icase(&B, C[ci].ni[q], seed, C[ci].clumpy);
+            double t0 = omp_get_wtime();
+            run_regf(g, &c);
+            double dt = omp_get_wtime() - t0;
+            stats S = compare(&B, &c);
+            char name[96];
+            snprintf(name, sizeof name, "%s N_j=%d N_i=%d", C[ci].clumpy ? "clumpy" : "plummer", C[ci].nj, c.ni);
+            printf("# %s: regf %.3f ms\n", name, dt * 1e3);
+            report(name, &S);
+            free_icase(&c);
+        }
+        free_bodies(&B);
+    }
+}
+
+/* Some i-bodies get a huge radius: more than NBMAX neighbours, flagged. */
+static void overflow_case(gpunb *g, uint64_t *seed)
+{
+    bodies B = make_bodies(20000, 0, seed);
+    predict_all(&B, 0.0);
+    send_all(g, &B, 0.0);
+    icase c = make_icase(&B, 300, seed, 0);
+    int want = 0;
+    for (int k = 0; k < c.ni; k += 7) { c.h2[k] *= 1000; want++; }
+    run_regf(g, &c);
+    stats S = compare(&B, &c);
+    CHECK(c.over >= want - 2 && S.nover == c.over, "overflow: %d of %d enlarged bodies flagged, return value %d",
+          (int)S.nover, want, c.over);
+    report("overflow N_j=20000 N_i=300", &S);
+    free_icase(&c);
+    free_bodies(&B);
+}
+
+/* Bodies at different t0: the GPU's prediction against the host's. */
+static void prediction_case(gpunb *g, gpunb *gs, uint64_t *seed)
+{
+    bodies B = make_bodies(65536, 0, seed);
+    const double t = 0.5;
+    for (int i = 0; i < B.n; i++) B.t0[i] = t - urand(seed) / 64;
+    predict_all(&B, t);
+    send_all(g, &B, t);
+    icase c = make_icase(&B, 1000, seed, 0);
+    run_regf(g, &c);
+    stats S = compare(&B, &c);
+    report("GPU prediction (t0 spread) N_j=65536 N_i=1000", &S);
+    if (gs) {
+        send_all(gs, &B, t);
+        icase d = make_icase(&B, 1000, seed, 0);
+        memcpy(d.idx, c.idx, sizeof(int) * 1000);
+        memcpy(d.h2, c.h2, sizeof(double) * 1000);
+        memcpy(d.dtr, c.dtr, sizeof(double) * 1000);
+        memcpy(d.x, c.x, sizeof(double) * 3000);
+        memcpy(d.v, c.v, sizeof(double) * 3000);
+        run_regf(gs, &d);
+        CHECK(same_results(&c, &d), "GPU prediction and host prediction (simple path) give bit-identical results");
+        free_icase(&d);
+    }
+    free_icase(&c);
+    free_bodies(&B);
+}
+
+static void slice_fill_case(gpunb *g, uint64_t *seed)
+{
+#ifdef HAVE_CUDA
+    gpunb_cuda_stats s0, s1;
+    gpunb_cuda_get_stats(g, &s0);
+    /* clump members sit in consecutive slots, so one slice holds ~150 neighbours */
+    bodies B = make_bodies(65536, 1, seed);
+    predict_all(&B, 0.0);
+    send_all(g, &B, 0.0);
+    icase c = make_icase(&B, 2000, seed, 1);
+    run_regf(g, &c);
+    gpunb_cuda_get_stats(g, &s1);
+    stats S = compare(&B, &c);
+    printf("# slice lists: %ld redone launches so far, capacity %d\n", s1.slice_retries, s1.slice_capacity);
+    CHECK(s1.slice_retries > 0, "a filled slice list was detected and redone (%ld times in all)", s1.slice_retries);
+    report("slice fill clumpy N_j=65536 N_i=2000", &S);
+    free_icase(&c);
+    free_bodies(&B);
+#else
+    (void)g; (void)seed;
+#endif
+}
+
+static void cpu_backend_case(gpunb *g, uint64_t *seed)
+{
+    gpunb_config cfg = {GPUNB_CPU, 0, 0};
+    char err[256], notice[256];
+    gpunb *gc = gpunb_open(70000, NBMAX, &cfg, notice, sizeof notice, err, sizeof err);
+    if (!gc) { SKIP("CPU backend: %s", err); return; }
+    bodies B = make_bodies(65536, 0, seed);
+    predict_all(&B, 0.0);
+    send_all(g, &B, 0.0);
+    send_all(gc, &B, 0.0);
+    icase c = make_icase(&B, 1000, seed, 0), d = make_icase(&B, 1000, seed, 0);
+    memcpy(d.idx, c.idx, sizeof(int) * 1000);
+    memcpy(d.h2, c.h2, sizeof(double) * 1000);
+    memcpy(d.dtr, c.dtr, sizeof(double) * 1000);
+    memcpy(d.x, c.x, sizeof(double) * 3000);
+    memcpy(d.v, c.v, sizeof(double) * 3000);
+    run_regf(g, &c);
+    run_regf(gc, &d);
+    long diff = 0, pairs = 0;
+    double worst = 0;
+    for (int k = 0; k < 1000; k++) {
+        pairs += d.nnb[k] > 0 ? d.nnb[k] : 0;
+        if (c.nnb[k] != d.nnb[k] ||
+            (c.nnb[k] > 0 && memcmp(c.list + k * NBMAX, d.list + k * NBMAX, sizeof(int) * c.nnb[k])))
+            diff++;
+        double e = 0, f = 0;
+        for (int q = 0; q < 3; q++) { e += pow(c.a[k][q] - d.a[k][q], 2); f += d.a[k][q] * d.a[k][q]; }
+        if (f > 0 && sqrt(e / f) > worst) worst = sqrt(e / f);
+    }
+    printf("# CPU backend vs CUDA: %ld of 1000 lists differ, worst |dF|/|F| %.2e\n", diff, worst);
+    CHECK(diff <= 1 + pairs * 1e-4, "CPU and CUDA backends give the same lists (%ld differ)", diff);
+    CHECK(worst < 1e-4, "CPU and CUDA backends agree on the force (worst |dF|/|F| %.2e)", worst);
+    free_icase(&c); free_icase(&d); free_bodies(&B);
+    gpunb_close(gc);
+}
+
+static void fp64_case(uint64_t *seed)
+{
+    char err[256];
+    setenv("NBODY6C_GPU_FP64", "1", 1);
+    gpunb *g = open_cuda(0, 0, 262144 + JBEG, err, sizeof err);
+    unsetenv("NBODY6C_GPU_FP64");
+    if (!g) { CHECK(0, "FP64 instance opens: %s", err); return; }
+    bodies B = make_bodies(262144, 0, seed);
+    predict_all(&B, 0.0);
+    send_all(g, &B, 0.0);
+    icase c = make_icase(&B, 1000, seed, 0);
+    run_regf(g, &c);
+    stats S = compare(&B, &c);
+    report("FP64 differences N_j=262144 N_i=1000", &S);
+    free_icase(&c);
+    free_bodies(&B);
+    gpunb_close(g);
+}
+
+static void multi_gpu_case(uint64_t *seed)
+{
+    char err[256];
+    gpunb *g2 = open_cuda(2, 0, 262144 + JBEG, err, sizeof err);
+    if (!g2) { CHECK(0, "2-GPU instance opens: %s", err); return; }
+#ifdef HAVE_CUDA
+    gpunb_cuda_stats st;
+    gpunb_cuda_get_stats(g2, &st);
+    if (st.ngpu < 2) { SKIP("1-vs-2-GPU identity: only %d GPU", st.ngpu); gpunb_close(g2); return; }
+#endif
+    gpunb *g1 = open_cuda(1, 0, 262144 + JBEG, err, sizeof err);
+    static const int nis[] = {7, 1000, 4096};
+    for (int clumpy = 0; clumpy < 2; clumpy++) {
+        bodies B = make_bodies(clumpy ? 65536 : 262144, clumpy, seed);
+        predict_all(&B, 0.0);
+        send_all(g1, &B, 0.0);
+        send_all(g2, &B, 0.0);
+        for (int q = 0; q < 3; q++) {
+            icase c = make_icase(&B, nis[q], seed, clumpy), d = make_icase(&B, nis[q], seed, clumpy);
+            memcpy(d.idx, c.idx, sizeof(int) * c.ni);
+            memcpy(d.h2, c.h2, sizeof(double) * c.ni);
+            memcpy(d.dtr, c.dtr, sizeof(double) * c.ni);
+            memcpy(d.x, c.x, sizeof(double) * 3 * c.ni);
+            memcpy(d.v, c.v, sizeof(double) * 3 * c.ni);
+            run_regf(g1, &c);
+            run_regf(g2, &d);
+            CHECK(same_results(&c, &d), "1 and 2 GPUs bit-identical: %s N_j=%d N_i=%d", clumpy ? "clumpy" : "plummer",
+                  B.n - JBEG, c.ni);
+            if (q == 1) {
+                stats S = compare(&B, &d);
+                report("2 GPUs", &S);
+            }
+            free_icase(&c); free_icase(&d);
+        }
+        free_bodies(&B);
+    }
+    gpunb_close(g1);
+    gpunb_close(g2);
+}
+
+int main(void)
+{
+    char err[256];
+    gpunb *g = open_cuda(0, 0, 262144 + JBEG, err, sizeof err);
+    if (!g) {
+        SKIP("CUDA backend not available: %s", err);
+        return check_done();
+    }
+    uint64_t seed = check_seed();
+    CHECK(strcmp(gpunb_backend(g), "cuda") == 0, "backend is cuda");
+    double t0 = omp_get_wtime();
+    regf_cases(g, &seed);
+    overflow_case(g, &seed);
+    slice_fill_case(g, &seed);
+    char e2[256];
+    gpunb *gs = open_cuda(0, 1, 262144 + JBEG, e2, sizeof e2);
+    prediction_case(g, gs, &seed);
+    {   /* start-up derivatives and potential */
+        bodies B = make_bodies(32768, 0, &seed);
+        predict_all(&B, 0.0);
+        send_all(g, &B, 0.0);
+        icase c = make_icase(&B, 1000, &seed, 0), c7 = make_icase(&B, 7, &seed, 0);
+        check_fpoly(g, &B, &c, "fpoly N_j=32768 N_i=1000");
+        check_fpoly(g, &B, &c7, "fpoly N_j=32768 N_i=7");
+        if (gs) {
+            send_all(gs, &B, 0.0);
+            check_fpoly(gs, &B, &c, "fpoly (simple path) N_j=32768 N_i=1000");
+        }
+        check_pot(g, &B, 20000, "pot");
+        free_icase(&c); free_icase(&c7); free_bodies(&B);
+    }
+    if (gs) gpunb_close(gs);
+    cpu_backend_case(g, &seed);
+    fp64_case(&seed);
+    multi_gpu_case(&seed);
+    printf("# boundary pairs: %ld of %ld neighbour pairs (%.1e)\n", total_diff, total_pairs,
+           total_pairs ? (double)total_diff / total_pairs : 0.0);
+    CHECK(total_diff <= 1e-4 * total_pairs, "boundary differences at most 1e-4 of all pairs (%ld of %ld)", total_diff,
+          total_pairs);
+    printf("# test time %.1f s\n", omp_get_wtime() - t0);
+    gpunb_close(g);
+    return check_done();
+}
