@@ -10,6 +10,9 @@
  * Newton-Raphson step, lanes combined in double. */
 #include <immintrin.h>
 #include "gpuirr_simd.h"
+#ifndef PFD
+#define PFD 1
+#endif
 
 /* Sums the 8 lanes of v in double, in a fixed order. */
 static double lanes_sum(__m256 v)
@@ -52,6 +55,9 @@ int gpuirr_kern_avx2(const float *rec, int i, int nnb, const int *list,
 
     for (int k = 0; k < nnb; k += 8) {
         const __m256 valid = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(nnb - k), lane));
+        /* the next 8 records are needed next: start their cache misses now */
+        if (k + PFD*8 < nnb)
+            for (int q = PFD*8; q < PFD*8+8; q++) _mm_prefetch((const char *)(rec + (size_t)list[k + q] * GPUIRR_REC), _MM_HINT_T0);
         __m256 xh, yh, zh, m, xl, yl, zl, vx, vy, vz, unused;
         load_group8(rec, list + k, 0, &xh, &yh, &zh, &m);
         load_group8(rec, list + k, 1, &xl, &yl, &zl, &unused);

@@ -8,6 +8,9 @@
  * Newton-Raphson step, lanes combined in double. */
 #include <immintrin.h>
 #include "gpuirr_simd.h"
+#ifndef PFD
+#define PFD 1
+#endif
 
 /* Sums the 4 lanes of v in double, in a fixed order. */
 static double lanes_sum(__m128 v)
@@ -44,6 +47,9 @@ int gpuirr_kern_sse(const float *rec, int i, int nnb, const int *list,
 
     for (int k = 0; k < nnb; k += 4) {
         const __m128 valid = _mm_castsi128_ps(_mm_cmpgt_epi32(_mm_set1_epi32(nnb - k), lane));
+        /* the next 4 records are needed next: start their cache misses now */
+        if (k + PFD*4 < nnb)
+            for (int q = PFD*4; q < PFD*4+4; q++) _mm_prefetch((const char *)(rec + (size_t)list[k + q] * GPUIRR_REC), _MM_HINT_T0);
         __m128 xh, yh, zh, m, xl, yl, zl, vx, vy, vz, unused;
         load_group(rec, list + k, 0, &xh, &yh, &zh, &m);
         load_group(rec, list + k, 1, &xl, &yl, &zl, &unused);

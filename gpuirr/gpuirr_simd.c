@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "gpuirr_simd.h"
 #include "predict.h"
 
@@ -265,6 +266,20 @@ static const gpuirr_ops ops_avx2 = {"avx2", simd_close, simd_set_jp, simd_set_li
 static const gpuirr_ops ops_avx512 = {"avx512", simd_close, simd_set_jp, simd_set_list,
                                       simd_pred_all, simd_pred_act, simd_firr};
 
+/* Memory for the arrays the kernels read at random (records, lists):
+ * 2 MB aligned and, where the kernel allows, on transparent huge pages, so
+ * random neighbour access does not also miss the TLB. */
+static void *alloc_random_access(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    size_t rounded = (bytes + huge - 1) / huge * huge;
+    void *p = aligned_alloc(huge, rounded);
+#ifdef MADV_HUGEPAGE
+    if (p) madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
 static int alloc_arrays(simd_irr *s, int nmax)
 {
     size_t n = (size_t)nmax;
@@ -276,9 +291,9 @@ static int alloc_arrays(simd_irr *s, int nmax)
     s->a0 = calloc(n, sizeof *s->a0); s->j0 = calloc(n, sizeof *s->j0);
     s->xp = calloc(n, sizeof *s->xp); s->vp = calloc(n, sizeof *s->vp);
     s->predicted = calloc(n, 1);
-    s->rec = aligned_alloc(64, recbytes);
+    s->rec = alloc_random_access(recbytes);
     s->nnb = calloc(n, sizeof *s->nnb);
-    s->list = malloc(n * (size_t)s->stride * sizeof *s->list);
+    s->list = alloc_random_access(n * (size_t)s->stride * sizeof *s->list);
     s->stamp = calloc(n, sizeof *s->stamp);
     s->todo = malloc(n * sizeof *s->todo);
     s->bad = malloc(n * sizeof *s->bad);

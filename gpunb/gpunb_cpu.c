@@ -83,7 +83,8 @@ static void cpu_set_jp(gpunb *g, int n, const int *idx, const double *t0,
 static void cpu_predict(gpunb *g, double t)
 {
     cpu_nb *c = as_cpu(g);
-    #pragma omp parallel for schedule(static)
+    /* a parallel region costs microseconds: not worth it for small N */
+    #pragma omp parallel for schedule(static) if (c->jend - c->jbeg > 8192)
     for (int j = c->jbeg; j < c->jend; j++) {
         if (c->tpred[j] == t) continue; /* already there: keep the very same state */
         predict_poly(t - c->t0[j], c->x0[j], c->v0[j], c->a0[j], c->j0[j], c->xp[j], c->vp[j]);
@@ -132,7 +133,8 @@ static int cpu_regf(gpunb *g, int ni, const int *idx, const double *h2, const do
     const cpu_nb *c = as_cpu(g);
     const size_t nbmax = (size_t)g->nbmax;
     int noverflow = 0;
-    #pragma omp parallel for schedule(dynamic, 8) reduction(+ : noverflow)
+    #pragma omp parallel for schedule(dynamic, 8) reduction(+ : noverflow) \
+        if (ni > 1 && (long)ni * (c->jend - c->jbeg) > 16384)
     for (int k = 0; k < ni; k++) {
         int n = regf_one(c, idx[k], h2[k], dtr[k], x[k], v[k], a[k], jerk[k],
                          list + (size_t)k * nbmax);

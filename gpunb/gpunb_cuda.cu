@@ -98,8 +98,10 @@ typedef struct Dev {
     JPoly *poly;                      /* nmax polynomials, by body slot */
     float4 *jxh, *jxl, *jv;           /* predicted: hi + mass, lo, velocity (by j = slot - jbeg) */
     dbl4 *jxd, *jvd;               /* predicted in double: x + mass, v */
-    int pred_ok; double pred_t; int pred_lo, pred_hi; long pred_version;
+    int pred_ok, pred_double; double pred_t; int pred_lo, pred_hi; long pred_version;
     JPoly *d_up; int *d_upidx; size_t up_cap;
+    cudaEvent_t up_done; int up_pending;  /* the pinned set_jp staging is in flight */
+    int list_guess;                   /* list entries copied back with the header */
     char *d_i; size_t i_cap;          /* i-bodies of one chunk */
     double *pacc; size_t pacc_cap;    /* [slice][6][ni_pad] */
     int *pcnt; size_t pcnt_cap;       /* [slice][ni_pad] */
@@ -201,7 +203,7 @@ __device__ __forceinline__ void store_predicted(int j, const double x[3], const 
  * fused multiply-adds, so the GPU's predicted state is bit-identical to the
  * host's (x86-64 builds do not contract either). */
 __global__ void k_predict(const JPoly *poly, int jbeg, int lo, int hi, double t,
-                          float4 *jxh, float4 *jxl, float4 *jv, dbl4 *jxd, dbl4 *jvd)
+                          float4 *jxh, float4 *jxl, float4 *jv, dbl4 *jxd, dbl4 *jvd, int store_double)
 {
     int j = lo + blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= hi) return;
@@ -214,7 +216,7 @@ __global__ void k_predict(const JPoly *poly, int jbeg, int lo, int hi, double t,
         x[k] = __dadd_rn(p->x[k], __dmul_rn(s, __dadd_rn(p->v[k], __dmul_rn(s, in))));
         v[k] = __dadd_rn(p->v[k], __dmul_rn(s, __dadd_rn(p->a[k], __ddiv_rn(sj, 2.0))));
     }
-    store_predicted(j, x, v, p->m, jxh, jxl, jv, jxd, jvd, 1);
+    store_predicted(j, x, v, p->m, jxh, jxl, jv, jxd, jvd, store_double);
 }
 
 /* Simple path: the host sent predicted x+m, v in double; make the float copies. */
@@ -508,8 +510,9 @@ __global__ void k_reduce_d(const double *part, int ni, int ni_pad, int nsj, int 
 
 static void dev_set(const Dev *d) { CK(cudaSetDevice(d->id)); }
 
-/* Brings the predicted j-bodies [lo, hi) of this GPU to the library's time. */
-static void dev_ensure_predicted(GpunbCuda *c, Dev *d, int lo, int hi)
+/* Brings the predicted j-bodies [lo, hi) of this GPU to the library's time;
+ * the double copies (x, v) only where asked (FP64 path, fpoly). */
+static void dev_ensure_predicted(GpunbCuda *c, Dev *d, int lo, int hi, int need_double)
 {
     if (hi <= lo) return;
     const int nb = cdiv(hi - lo, 256);
@@ -524,11 +527,14 @@ static void dev_ensure_predicted(GpunbCuda *c, Dev *d, int lo, int hi)
         CKL("k_convert");
         d->pred_version = c->pred_version;
     } else {
-        if (d->pred_ok && d->pred_t == c->t && lo >= d->pred_lo && hi <= d->pred_hi) return;
+        if (d->pred_ok && d->pred_t == c->t && lo >= d->pred_lo && hi <= d->pred_hi &&
+            (d->pred_double || !need_double))
+            return;
         k_predict<<<nb, 256, 0, d->st>>>(d->poly, c->jbeg, lo, hi, c->t, d->jxh, d->jxl, d->jv,
-                                         d->jxd, d->jvd);
+                                         d->jxd, d->jvd, need_double);
         CKL("k_predict");
         d->pred_t = c->t;
+        d->pred_double = need_double;
     }
     d->pred_ok = 1;
     d->pred_lo = lo;
@@ -566,7 +572,7 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
     dev_set(d);
     int lo, hi;
     dev_jrange(d, gm, &lo, &hi);
-    dev_ensure_predicted(c, d, lo, hi);
+    dev_ensure_predicted(c, d, lo, hi, c->fp64);
     const int ngl = d->g1 - d->g0, nsl = ngl * gm->nsg, ni = gm->ni, ni_pad = gm->ni_pad;
     const ILayout il = i_layout(ni_pad);
     const HLayout hl = h_layout(ngl, ni);
@@ -612,17 +618,23 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
                                                              c->jbeg, d->d_list);
         CKL("k_gather");
         CK(cudaMemcpyAsync(d->h_hdr, d->d_hdr, hl.total, cudaMemcpyDeviceToHost, d->st));
+        /* the lists too, as many entries as the last call had (+25%): one round trip */
+        const int guess = imin(d->list_guess, ni * nbmax);
+        if (guess > 0)
+            CK(cudaMemcpyAsync(d->h_list, d->d_list, (size_t)guess * sizeof(int), cudaMemcpyDeviceToHost, d->st));
         CK(cudaStreamSynchronize(d->st));
         if (hmisc[0] <= d->L) break;
         /* a slice's list buffer filled (not an nbmax overflow): redo with room for it */
         d->L = roundup(hmisc[0], 16);
         d->retries++;
     }
-    const int total = hmisc[1];
-    if (total > 0) {
-        CK(cudaMemcpyAsync(d->h_list, d->d_list, (size_t)total * sizeof(int), cudaMemcpyDeviceToHost, d->st));
+    const int total = hmisc[1], got = imin(d->list_guess, ni * nbmax);
+    if (total > got) {
+        CK(cudaMemcpyAsync(d->h_list + got, d->d_list + got, (size_t)(total - got) * sizeof(int),
+                           cudaMemcpyDeviceToHost, d->st));
         CK(cudaStreamSynchronize(d->st));
     }
+    d->list_guess = total + total / 4 + 256;
 }
 
 /* Runs f(c, d, arg) on every GPU, one host thread each. */
@@ -653,6 +665,7 @@ static void cuda_close(gpunb *g)
         if (d->h_list) cudaFreeHost(d->h_list);
         if (d->h_out) cudaFreeHost(d->h_out);
         if (d->st) cudaStreamDestroy(d->st);
+        if (d->up_done) cudaEventDestroy(d->up_done);
     }
     void *hp[] = {c->h_up, c->h_upidx, c->h_px, c->h_pv, c->h_i, c->h_pos};
     for (size_t m = 0; m < sizeof hp / sizeof hp[0]; m++) if (hp[m]) cudaFreeHost(hp[m]);
@@ -680,7 +693,8 @@ static void dev_set_jp(GpunbCuda *c, Dev *d, void *arg)
     CK(cudaMemcpyAsync(d->d_upidx, c->h_upidx, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, d->st));
     k_scatter<<<cdiv(n, 256), 256, 0, d->st>>>(d->d_up, d->d_upidx, n, d->poly);
     CKL("k_scatter");
-    CK(cudaStreamSynchronize(d->st));   /* the staging buffer is reused by the next call */
+    CK(cudaEventRecord(d->up_done, d->st));   /* the next set_jp waits before reusing the staging */
+    d->up_pending = 1;
     d->pred_ok = 0;
 }
 
@@ -690,6 +704,11 @@ static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
 {
     GpunbCuda *c = as_cuda(g);
     if (n <= 0) return;
+    for (int k = 0; k < c->ngpu; k++)
+        if (c->dev[k].up_pending) {
+            CK(cudaEventSynchronize(c->dev[k].up_done));
+            c->dev[k].up_pending = 0;
+        }
     grow_host((void **)&c->h_up, &c->hup_cap, (size_t)n * sizeof(JPoly));
     for (int k = 0; k < n; k++) {
         JPoly *p = &c->h_up[k];
@@ -846,7 +865,7 @@ static void dev_fpoly(GpunbCuda *c, Dev *d, void *arg)
     const int k = (int)(d - c->dev);
     const int ib = (int)((long)F->ni * k / c->ngpu), ie = (int)((long)F->ni * (k + 1) / c->ngpu);
     dev_set(d);
-    dev_ensure_predicted(c, d, 0, nj);
+    dev_ensure_predicted(c, d, 0, nj, 1);
     const int chunk = d_chunk(nj);
     for (int i0 = ib; i0 < ie; i0 += chunk) {
         const DGeom gm = make_dgeom(imin(chunk, ie - i0), nj);
@@ -1045,6 +1064,7 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
         d->L = imin(LIST_CAP0, roundup(nbmax + 1, 16));
         OPEN_CK(cudaSetDevice(k));
         OPEN_CK(cudaStreamCreateWithFlags(&d->st, cudaStreamNonBlocking));
+        OPEN_CK(cudaEventCreateWithFlags(&d->up_done, cudaEventDisableTiming));
         OPEN_CK(cudaMalloc((void **)&d->poly, (size_t)nmax * sizeof(JPoly)));
         OPEN_CK(cudaMemset(d->poly, 0, (size_t)nmax * sizeof(JPoly)));
         OPEN_CK(cudaMalloc((void **)&d->jxh, (size_t)nmax * sizeof(float4)));

@@ -78,7 +78,7 @@ static bodies make_bodies(int nj, int clumpy, uint64_t *s)
     double cc[3] = {0, 0, 0};
     for (int i = 0; i < B.n; i++) {
         double r, d[3];
-        if (clumpy && i >= JBEG && clump_left == 0 && urand(s) < 0.02 && B.n - i > 300) {
+        if (clumpy && i >= JBEG && clump_left == 0 && urand(s) < 0.002 && B.n - i > 300) {
             clump_left = 200;   /* 200 consecutive slots in one tight clump */
             iso(s, plummer_radius(s), cc);
         }
