@@ -7,7 +7,9 @@
  * differences; the CPU backend at a few sizes in the same run; start-up
  * (regf + fpoly over all N) and the potential at 32k and 128k.
  *
- *   bench_gpunb [--quick] [--ngpu N]     (NBODY6C_NGPU also limits the GPUs)
+ *   bench_gpunb [--quick] [--ngpu N] [--point N_i N_j]
+ *     --point: the default CUDA path at one size only (for tuning sweeps,
+ *     e.g. NBODY6C_GPU_BLOCKS); NBODY6C_NGPU also limits the GPUs.
  */
 #include <math.h>
 #include <stdint.h>
@@ -212,11 +214,12 @@ static void bench_startup(const char *path, const bodies *B, int n, int ngpu)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, ngpu = 0;
+    int quick = 0, ngpu = 0, pni = 0, pnj = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--quick")) quick = 1;
         else if (!strcmp(argv[a], "--ngpu") && a + 1 < argc) ngpu = atoi(argv[++a]);
-        else { fprintf(stderr, "usage: %s [--quick] [--ngpu N]\n", argv[0]); return 2; }
+        else if (!strcmp(argv[a], "--point") && a + 2 < argc) { pni = atoi(argv[a + 1]); pnj = atoi(argv[a + 2]); a += 2; }
+        else { fprintf(stderr, "usage: %s [--quick] [--ngpu N] [--point N_i N_j]\n", argv[0]); return 2; }
     }
     static const int njs[] = {16384, 65536, 262144, 1048576}, nis[] = {64, 256, 1024, 4096};
     const int nnj = quick ? 2 : 4;
@@ -226,6 +229,10 @@ int main(int argc, char **argv)
     printf("%-8s %4s %7s %5s %10s %11s %8s %6s\n", "path", "gpus", "N_j", "N_i", "us/call", "pairs/s", "TFLOP/s",
            "<nnb>");
     const double min_s = quick ? 0.05 : 0.25;
+    if (pni > 0 && pnj > 0 && pnj <= B.n) {
+        bench_path("cuda", &B, &pnj, 1, &pni, 1, 0.5, ngpu);
+        return 0;
+    }
     bench_path("cuda", &B, njs, nnj, nis, 4, min_s, ngpu);
     bench_path("simple", &B, njs, nnj, nis, 4, min_s, ngpu);
     bench_path("fp64", &B, njs, nnj, nis, 4, min_s, ngpu);

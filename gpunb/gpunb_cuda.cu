@@ -89,6 +89,7 @@ typedef struct RegfArgs {
     double *pacc;
     int *pcnt;
     unsigned short *plist;
+    int *misc;        /* reset here: k_reduce raises misc[0] after this launch */
 } RegfArgs;
 
 typedef struct Dev {
@@ -99,7 +100,7 @@ typedef struct Dev {
     float4 *jxh, *jxl, *jv;           /* predicted: hi + mass, lo, velocity (by j = slot - jbeg) */
     dbl4 *jxd, *jvd;               /* predicted in double: x + mass, v */
     int pred_ok, pred_double; double pred_t; int pred_lo, pred_hi; long pred_version;
-    JPoly *d_up; int *d_upidx; size_t up_cap;
+    JPoly *d_up; size_t up_cap;       /* set_jp staging: polynomials, then slots */
     cudaEvent_t up_done; int up_pending;  /* the pinned set_jp staging is in flight */
     int list_guess;                   /* list entries copied back with the header */
     char *d_i; size_t i_cap;          /* i-bodies of one chunk */
@@ -107,8 +108,7 @@ typedef struct Dev {
     int *pcnt; size_t pcnt_cap;       /* [slice][ni_pad] */
     unsigned short *plist; size_t plist_cap; int L;
     char *d_hdr, *h_hdr; size_t hdr_cap; /* group sums, counts, flags */
-    int *d_off;
-    int *d_list, *h_list; size_t list_cap;
+    int *d_off, *d_gcnt;
     double *d_part; size_t part_cap;  /* fpoly / pot partials */
     double *d_out, *h_out; size_t out_cap, hout_cap;
     dbl4 *d_pos; size_t pos_cap;   /* pot: bodies' x + m */
@@ -118,11 +118,12 @@ typedef struct Dev {
 typedef struct GpunbCuda {
     struct gpunb base;
     int ngpu, fp64, simple;
+    int target_blocks;                /* NBODY6C_GPU_BLOCKS, default TARGET_BLOCKS */
     int jbeg, jend;
     double t;
     Dev dev[NGROUP];
     JPoly *h_poly;                    /* host copy (simple path, fpoly upload) */
-    JPoly *h_up; int *h_upidx; size_t hup_cap; /* pinned staging for set_jp */
+    JPoly *h_up; size_t hup_cap;      /* pinned staging for set_jp: polynomials, then slots */
     dbl4 *h_px, *h_pv; long pred_version;   /* simple path: host prediction */
     int poly_stale;                   /* simple path: device poly behind host copy */
     char *h_i; size_t hi_cap;         /* pinned i-data */
@@ -157,7 +158,7 @@ static void grow_host(void **p, size_t *cap, size_t need)
     *cap = n;
 }
 
-static Geom make_geom(int ni, int nj)
+static Geom make_geom(int ni, int nj, int target_blocks)
 {
     Geom g;
     g.ni = ni;
@@ -166,7 +167,7 @@ static Geom make_geom(int ni, int nj)
     g.ni_pad = g.iblocks * g.bs;
     g.nj = nj;
     g.Ng = imax(roundup(cdiv(nj, NGROUP), 128), 128);
-    int nsg = cdiv(TARGET_BLOCKS, (long)g.iblocks * NGROUP);
+    int nsg = cdiv(target_blocks, (long)g.iblocks * NGROUP);
     nsg = imin(nsg, cdiv(g.Ng, SLICE_MIN));
     nsg = imax(nsg, cdiv(g.Ng, SLICE_MAX));
     nsg = imax(nsg, 1);
@@ -244,6 +245,80 @@ __device__ __forceinline__ void kahan_add(float &s, float &c, float x)
     s = t;
 }
 
+/* rsqrt without the denormal fix-up (r^2 is never denormal but for self, 0) */
+__device__ __forceinline__ float rsqrt_ftz(float x)
+{
+    float r;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+/* The i-body of one thread, in registers. */
+struct IReg {
+    float4 h, l, v;   /* x hi + h2, x lo + dtr, v */
+    dbl4 d;           /* x in double (FP64 path) */
+};
+
+/* 32 pairs (shared-memory entries k0 .. k0+31, slice-local j = jb ..).
+ * SELF: i's own j-index may be among them (checked per pair); otherwise
+ * not, and the pair loop is shorter.  A neighbour's term is zeroed by a
+ * select, its index recorded. */
+template <bool FP64, bool SELF>
+__device__ __forceinline__ void pairs32(const float4 *sxh, const float4 *sxl, const float4 *sv, const dbl4 *sxd,
+                                        int k0, int jb, int start, const IReg &I, int iself, int L,
+                                        unsigned short *mylist, int &cnt, float acc[6])
+{
+    float ax = 0.f, ay = 0.f, az = 0.f, jx = 0.f, jy = 0.f, jz = 0.f;
+    const float h2 = I.h.w, dtr = I.l.w;
+#pragma unroll 8
+    for (int kk = 0; kk < 32; kk++) {
+        const int k = k0 + kk;
+        const float4 xh = sxh[k], v = sv[k];
+        float dx, dy, dz;
+        if (FP64) {
+            const dbl4 xd = sxd[k];
+            dx = (float)(xd.x - I.d.x);
+            dy = (float)(xd.y - I.d.y);
+            dz = (float)(xd.z - I.d.z);
+        } else {
+            const float4 xl = sxl[k];
+            dx = (xh.x - I.h.x) + (xl.x - I.l.x);
+            dy = (xh.y - I.h.y) + (xl.y - I.l.y);
+            dz = (xh.z - I.h.z) + (xl.z - I.l.z);
+        }
+        const float dvx = v.x - I.v.x, dvy = v.y - I.v.y, dvz = v.z - I.v.z;
+        const float r2 = dx * dx + dy * dy + dz * dz;
+        const float px = dx + dtr * dvx, py = dy + dtr * dvy, pz = dz + dtr * dvz;
+        const float r2p = px * px + py * py + pz * pz;
+        const float rv = dx * dvx + dy * dvy + dz * dvz;
+        const bool nb = fminf(r2, r2p) < xh.w * h2;
+        bool skip = nb;
+        if (SELF) {
+            const bool self = (jb + kk == iself);
+            skip = nb || self;
+            if (nb && !self) {
+                if (cnt < L) mylist[cnt] = (unsigned short)(jb + kk - start);
+                cnt++;
+            }
+        } else if (nb) {
+            if (cnt < L) mylist[cnt] = (unsigned short)(jb + kk - start);
+            cnt++;
+        }
+        float rinv = rsqrt_ftz(r2);
+        rinv = skip ? 0.f : rinv;
+        const float rinv2 = rinv * rinv;
+        const float mr3 = xh.w * rinv * rinv2;
+        const float al = -3.f * rv * rinv2;
+        ax += mr3 * dx;
+        ay += mr3 * dy;
+        az += mr3 * dz;
+        jx += mr3 * (dvx + al * dx);
+        jy += mr3 * (dvy + al * dy);
+        jz += mr3 * (dvz + al * dz);
+    }
+    acc[0] = ax; acc[1] = ay; acc[2] = az; acc[3] = jx; acc[4] = jy; acc[5] = jz;
+}
+
 /* One (i-block, slice) of the regular force.  grid = (iblocks, local slices). */
 template <bool FP64>
 __global__ void __launch_bounds__(128) k_regf(RegfArgs A)
@@ -257,10 +332,11 @@ __global__ void __launch_bounds__(128) k_regf(RegfArgs A)
     const int start = grp * A.Ng + q * A.S;
     const int end = max(start, min(min(start + A.S, (grp + 1) * A.Ng), A.nj));
 
-    const float4 ih = A.ixh[i], il = A.ixl[i], iv = A.iv[i];
+    if (blockIdx.x == 0 && y == 0 && tid == 0) A.misc[0] = 0;
+    IReg I;
+    I.h = A.ixh[i]; I.l = A.ixl[i]; I.v = A.iv[i];
+    I.d = FP64 ? A.ixd[i] : mkd4(0, 0, 0, 0);
     const int iself = A.iself[i];
-    const dbl4 id = FP64 ? A.ixd[i] : mkd4(0, 0, 0, 0);
-    const float h2 = ih.w, dtr = il.w;
 
     float sa[6] = {0, 0, 0, 0, 0, 0}, ca[6] = {0, 0, 0, 0, 0, 0};
     int cnt = 0;
@@ -283,52 +359,14 @@ __global__ void __launch_bounds__(128) k_regf(RegfArgs A)
         __syncthreads();
         const int nt = min(bs, end - jt);
         for (int c0 = 0; c0 < nt; c0 += 32) {
-            float ax = 0.f, ay = 0.f, az = 0.f, jx = 0.f, jy = 0.f, jz = 0.f;
-#pragma unroll 8
-            for (int kk = 0; kk < 32; kk++) {
-                const int k = c0 + kk;
-                const float4 xh = sxh[k], v = sv[k];
-                float dx, dy, dz;
-                if (FP64) {
-                    const dbl4 xd = sxd[k];
-                    dx = (float)(xd.x - id.x);
-                    dy = (float)(xd.y - id.y);
-                    dz = (float)(xd.z - id.z);
-                } else {
-                    const float4 xl = sxl[k];
-                    dx = (xh.x - ih.x) + (xl.x - il.x);
-                    dy = (xh.y - ih.y) + (xl.y - il.y);
-                    dz = (xh.z - ih.z) + (xl.z - il.z);
-                }
-                const float dvx = v.x - iv.x, dvy = v.y - iv.y, dvz = v.z - iv.z;
-                const float r2 = dx * dx + dy * dy + dz * dz;
-                const float px = dx + dtr * dvx, py = dy + dtr * dvy, pz = dz + dtr * dvz;
-                const float r2p = px * px + py * py + pz * pz;
-                const float rv = dx * dvx + dy * dvy + dz * dvz;
-                const int jidx = jt + k;
-                const bool self = (jidx == iself);
-                const bool nb = fminf(r2, r2p) < xh.w * h2;
-                if (nb && !self) {
-                    if (cnt < L) mylist[cnt] = (unsigned short)(jidx - start);
-                    cnt++;
-                }
-                const float rinv = (nb || self) ? 0.f : rsqrtf(r2);
-                const float rinv2 = rinv * rinv;
-                const float mr3 = xh.w * rinv * rinv2;
-                const float al = -3.f * rv * rinv2;
-                ax += mr3 * dx;
-                ay += mr3 * dy;
-                az += mr3 * dz;
-                jx += mr3 * (dvx + al * dx);
-                jy += mr3 * (dvy + al * dy);
-                jz += mr3 * (dvz + al * dz);
-            }
-            kahan_add(sa[0], ca[0], ax);
-            kahan_add(sa[1], ca[1], ay);
-            kahan_add(sa[2], ca[2], az);
-            kahan_add(sa[3], ca[3], jx);
-            kahan_add(sa[4], ca[4], jy);
-            kahan_add(sa[5], ca[5], jz);
+            float acc[6];
+            const int jb = jt + c0;
+            const bool mine = (unsigned)(iself - jb) < 32u;
+            if (__any_sync(0xffffffffu, mine))
+                pairs32<FP64, true>(sxh, sxl, sv, sxd, c0, jb, start, I, iself, L, mylist, cnt, acc);
+            else
+                pairs32<FP64, false>(sxh, sxl, sv, sxd, c0, jb, start, I, iself, L, mylist, cnt, acc);
+            for (int c = 0; c < 6; c++) kahan_add(sa[c], ca[c], acc[c]);
         }
         __syncthreads();
     }
@@ -337,38 +375,53 @@ __global__ void __launch_bounds__(128) k_regf(RegfArgs A)
     A.pcnt[(size_t)y * A.ni_pad + i] = cnt;
 }
 
-/* Per i: sums the slices of each local group in slice order (double), the
- * neighbour counts over all local slices, and flags a filled slice list. */
+/* One warp per (i, local group): lane l sums the group's slices l, l+32, ...
+ * in order, then a fixed butterfly adds the lanes (deterministic: the same
+ * slices, the same order, whatever the GPU count).  Also the group's
+ * neighbour count, and a flag when a slice's list buffer filled. */
 __global__ void k_reduce(const double *pacc, const int *pcnt, int ni, int ni_pad, int ngl, int nsg,
-                         int L, int nbmax, double *gacc, int *cnt, int *misc)
+                         int L, int nbmax, double *gacc, int *gcnt, int *misc)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= ni) return;
-    int tot = 0, maxc = 0;
-    for (int gl = 0; gl < ngl; gl++) {
-        double d[6] = {0, 0, 0, 0, 0, 0};
-        for (int q = 0; q < nsg; q++) {
-            int y = gl * nsg + q;
-            for (int c = 0; c < 6; c++) d[c] += pacc[((size_t)y * 6 + c) * ni_pad + i];
-            int n = pcnt[(size_t)y * ni_pad + i];
-            tot += n;
-            maxc = max(maxc, n);
-        }
-        for (int c = 0; c < 6; c++) gacc[((size_t)gl * 6 + c) * ni + i] = d[c];
+    const int w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    if (w >= ni * ngl) return;   /* uniform over the warp */
+    const int i = w % ni, gl = w / ni;
+    double d[6] = {0, 0, 0, 0, 0, 0};
+    int n = 0, mx = 0;
+    for (int q = lane; q < nsg; q += 32) {
+        const int y = gl * nsg + q;
+        for (int c = 0; c < 6; c++) d[c] += pacc[((size_t)y * 6 + c) * ni_pad + i];
+        const int m = pcnt[(size_t)y * ni_pad + i];
+        n += m;
+        mx = max(mx, m);
     }
-    cnt[i] = tot;
-    if (maxc > L && tot <= nbmax) atomicMax(&misc[0], maxc);
+    for (int o = 16; o > 0; o >>= 1) {
+        for (int c = 0; c < 6; c++) d[c] += __shfl_xor_sync(0xffffffffu, d[c], o);
+        n += __shfl_xor_sync(0xffffffffu, n, o);
+        mx = max(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+    }
+    if (lane == 0) {
+        for (int c = 0; c < 6; c++) gacc[((size_t)gl * 6 + c) * ni + i] = d[c];
+        gcnt[(size_t)gl * ni + i] = n;
+        /* a filled slice list matters unless i overflows nbmax anyway */
+        if (mx > L && n <= nbmax) atomicMax(&misc[0], mx);
+    }
 }
 
-/* Exclusive scan of the kept list lengths (one block of 1024 threads). */
-__global__ void k_scan(const int *cnt, int ni, int nbmax, int *off, int *misc)
+/* Per i: the neighbour count on this GPU; exclusive scan of the kept list
+ * lengths (one block of 1024 threads). */
+__global__ void k_scan(const int *gcnt, int ni, int ngl, int nbmax, int *cnt, int *off, int *misc)
 {
     __shared__ int ws[32];
     const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
     const int per = (ni + 1023) / 1024;
     const int b = min(tid * per, ni), e = min(b + per, ni);
     int s = 0;
-    for (int i = b; i < e; i++) { int c = cnt[i]; s += c <= nbmax ? c : 0; }
+    for (int i = b; i < e; i++) {
+        int c = 0;
+        for (int g = 0; g < ngl; g++) c += gcnt[(size_t)g * ni + i];
+        cnt[i] = c;
+        s += c <= nbmax ? c : 0;
+    }
     int x = s;
     for (int o = 1; o < 32; o <<= 1) { int t = __shfl_up_sync(0xffffffffu, x, o); if (lane >= o) x += t; }
     if (lane == 31) ws[w] = x;
@@ -384,18 +437,21 @@ __global__ void k_scan(const int *cnt, int ni, int nbmax, int *off, int *misc)
     if (tid == 0) misc[1] = ws[31];
 }
 
-/* One warp per i: serialises its partial lists, slice by slice, into
- * ascending global body indices. */
-__global__ void k_gather(const int *cnt, const int *off, const int *pcnt, const unsigned short *plist,
-                         int ni, int ni_pad, int nbmax, int L, int nsl, int s0, int nsg, int Ng, int S,
-                         int jbeg, int *out)
+/* One warp per (i, local group): serialises the group's partial lists, slice
+ * by slice, into ascending global body indices. */
+__global__ void k_gather(const int *cnt, const int *gcnt, const int *off, const int *pcnt,
+                         const unsigned short *plist, int ni, int ni_pad, int ngl, int nbmax, int L, int s0,
+                         int nsg, int Ng, int S, int jbeg, int *out)
 {
-    const int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
-    if (i >= ni || cnt[i] > nbmax) return;   /* uniform over the warp */
+    const int w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    if (w >= ni * ngl) return;
+    const int i = w % ni, gl = w / ni;
+    if (cnt[i] > nbmax) return;   /* uniform over the warp */
     int o = off[i];
-    for (int yb = 0; yb < nsl; yb += 32) {
-        const int y = yb + lane;
-        const int c = y < nsl ? min(pcnt[(size_t)y * ni_pad + i], L) : 0;
+    for (int g = 0; g < gl; g++) o += gcnt[(size_t)g * ni + i];
+    for (int qb = 0; qb < nsg; qb += 32) {
+        const int q = qb + lane, y = gl * nsg + q;
+        const int c = q < nsg ? min(pcnt[(size_t)y * ni_pad + i], L) : 0;
         int x = c;
         for (int d = 1; d < 32; d <<= 1) { int t = __shfl_up_sync(0xffffffffu, x, d); if (lane >= d) x += t; }
         const int tot = __shfl_sync(0xffffffffu, x, 31);
@@ -566,7 +622,7 @@ static HLayout h_layout(int ngl, int ni)
 }
 
 /* Runs one chunk of the regular force on one GPU, its groups only; leaves the
- * header and the serialised lists in d->h_hdr, d->h_list. */
+ * header and, right after it, the serialised lists in d->h_hdr. */
 static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
 {
     dev_set(d);
@@ -592,6 +648,8 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
     A.s0 = d->g0 * gm->nsg;
     A.pacc = d->pacc; A.pcnt = d->pcnt;
     double *gacc = (double *)(d->d_hdr + hl.gacc);
+    int *d_list = (int *)(d->d_hdr + hl.total);   /* the lists follow the header: one copy back */
+    const int *h_list = (const int *)(d->h_hdr + hl.total);
     int *cnt = (int *)(d->d_hdr + hl.cnt), *misc = (int *)(d->d_hdr + hl.misc);
     const int *hmisc = (const int *)(d->h_hdr + hl.misc);
 
@@ -599,29 +657,29 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
         grow_dev((void **)&d->plist, &d->plist_cap, (size_t)nsl * ni_pad * d->L * sizeof(unsigned short) + 8);
         A.plist = d->plist;
         A.L = d->L;
-        CK(cudaMemsetAsync(misc, 0, 4 * sizeof(int), d->st));
+        A.misc = misc;
         if (nsl > 0) {
             dim3 grid(gm->iblocks, nsl);
             if (c->fp64) k_regf<true><<<grid, gm->bs, 0, d->st>>>(A);
             else k_regf<false><<<grid, gm->bs, 0, d->st>>>(A);
             CKL("k_regf");
         } else {
+            CK(cudaMemsetAsync(misc, 0, 4 * sizeof(int), d->st));
             CK(cudaMemsetAsync(d->pcnt, 0, (size_t)ni_pad * sizeof(int), d->st));
         }
-        k_reduce<<<cdiv(ni, 128), 128, 0, d->st>>>(d->pacc, d->pcnt, ni, ni_pad, ngl, gm->nsg,
-                                                   d->L, nbmax, gacc, cnt, misc);
+        const int nw = cdiv((long)ni * ngl * 32, 128);
+        k_reduce<<<nw, 128, 0, d->st>>>(d->pacc, d->pcnt, ni, ni_pad, ngl, gm->nsg, d->L, nbmax, gacc,
+                                        d->d_gcnt, misc);
         CKL("k_reduce");
-        k_scan<<<1, 1024, 0, d->st>>>(cnt, ni, nbmax, d->d_off, misc);
+        k_scan<<<1, 1024, 0, d->st>>>(d->d_gcnt, ni, ngl, nbmax, cnt, d->d_off, misc);
         CKL("k_scan");
-        k_gather<<<cdiv((long)ni * 32, 256), 256, 0, d->st>>>(cnt, d->d_off, d->pcnt, d->plist, ni, ni_pad,
-                                                             nbmax, d->L, nsl, A.s0, gm->nsg, gm->Ng, gm->S,
-                                                             c->jbeg, d->d_list);
+        k_gather<<<nw, 128, 0, d->st>>>(cnt, d->d_gcnt, d->d_off, d->pcnt, d->plist, ni, ni_pad, ngl, nbmax,
+                                        d->L, A.s0, gm->nsg, gm->Ng, gm->S, c->jbeg, d_list);
         CKL("k_gather");
-        CK(cudaMemcpyAsync(d->h_hdr, d->d_hdr, hl.total, cudaMemcpyDeviceToHost, d->st));
-        /* the lists too, as many entries as the last call had (+25%): one round trip */
+        /* header and as many list entries as the last call had (+25%): one copy, one round trip */
         const int guess = imin(d->list_guess, ni * nbmax);
-        if (guess > 0)
-            CK(cudaMemcpyAsync(d->h_list, d->d_list, (size_t)guess * sizeof(int), cudaMemcpyDeviceToHost, d->st));
+        CK(cudaMemcpyAsync(d->h_hdr, d->d_hdr, hl.total + (size_t)guess * sizeof(int), cudaMemcpyDeviceToHost,
+                           d->st));
         CK(cudaStreamSynchronize(d->st));
         if (hmisc[0] <= d->L) break;
         /* a slice's list buffer filled (not an nbmax overflow): redo with room for it */
@@ -630,7 +688,7 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
     }
     const int total = hmisc[1], got = imin(d->list_guess, ni * nbmax);
     if (total > got) {
-        CK(cudaMemcpyAsync(d->h_list + got, d->d_list + got, (size_t)(total - got) * sizeof(int),
+        CK(cudaMemcpyAsync((int *)h_list + got, d_list + got, (size_t)(total - got) * sizeof(int),
                            cudaMemcpyDeviceToHost, d->st));
         CK(cudaStreamSynchronize(d->st));
     }
@@ -657,17 +715,16 @@ static void cuda_close(gpunb *g)
     for (int k = 0; k < c->ngpu; k++) {
         Dev *d = &c->dev[k];
         cudaSetDevice(d->id);
-        void *dp[] = {d->poly, d->jxh, d->jxl, d->jv, d->jxd, d->jvd, d->d_up, d->d_upidx, d->d_i,
-                      d->pacc, d->pcnt, d->plist, d->d_hdr, d->d_off, d->d_list, d->d_part, d->d_out,
+        void *dp[] = {d->poly, d->jxh, d->jxl, d->jv, d->jxd, d->jvd, d->d_up, d->d_i,
+                      d->pacc, d->pcnt, d->plist, d->d_hdr, d->d_off, d->d_gcnt, d->d_part, d->d_out,
                       d->d_pos};
         for (size_t m = 0; m < sizeof dp / sizeof dp[0]; m++) if (dp[m]) cudaFree(dp[m]);
         if (d->h_hdr) cudaFreeHost(d->h_hdr);
-        if (d->h_list) cudaFreeHost(d->h_list);
         if (d->h_out) cudaFreeHost(d->h_out);
         if (d->st) cudaStreamDestroy(d->st);
         if (d->up_done) cudaEventDestroy(d->up_done);
     }
-    void *hp[] = {c->h_up, c->h_upidx, c->h_px, c->h_pv, c->h_i, c->h_pos};
+    void *hp[] = {c->h_up, c->h_px, c->h_pv, c->h_i, c->h_pos};
     for (size_t m = 0; m < sizeof hp / sizeof hp[0]; m++) if (hp[m]) cudaFreeHost(hp[m]);
     free(c->h_poly);
     free(c);
@@ -688,10 +745,10 @@ static void dev_set_jp(GpunbCuda *c, Dev *d, void *arg)
 {
     const int n = *(const int *)arg;
     dev_set(d);
-    grow_dev((void **)&d->d_up, &d->up_cap, (size_t)n * sizeof(JPoly));
-    CK(cudaMemcpyAsync(d->d_up, c->h_up, (size_t)n * sizeof(JPoly), cudaMemcpyHostToDevice, d->st));
-    CK(cudaMemcpyAsync(d->d_upidx, c->h_upidx, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, d->st));
-    k_scatter<<<cdiv(n, 256), 256, 0, d->st>>>(d->d_up, d->d_upidx, n, d->poly);
+    grow_dev((void **)&d->d_up, &d->up_cap, (size_t)n * (sizeof(JPoly) + sizeof(int)));
+    /* polynomials, then their slots: one copy */
+    CK(cudaMemcpyAsync(d->d_up, c->h_up, (size_t)n * (sizeof(JPoly) + sizeof(int)), cudaMemcpyHostToDevice, d->st));
+    k_scatter<<<cdiv(n, 256), 256, 0, d->st>>>(d->d_up, (const int *)(d->d_up + n), n, d->poly);
     CKL("k_scatter");
     CK(cudaEventRecord(d->up_done, d->st));   /* the next set_jp waits before reusing the staging */
     d->up_pending = 1;
@@ -709,7 +766,8 @@ static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
             CK(cudaEventSynchronize(c->dev[k].up_done));
             c->dev[k].up_pending = 0;
         }
-    grow_host((void **)&c->h_up, &c->hup_cap, (size_t)n * sizeof(JPoly));
+    grow_host((void **)&c->h_up, &c->hup_cap, (size_t)n * (sizeof(JPoly) + sizeof(int)));
+    int *upidx = (int *)(c->h_up + n);
     for (int k = 0; k < n; k++) {
         JPoly *p = &c->h_up[k];
         for (int e = 0; e < 3; e++) {
@@ -717,7 +775,7 @@ static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
         }
         p->t0 = t0[k];
         p->m = m[k];
-        c->h_upidx[k] = idx[k];
+        upidx[k] = idx[k];
         c->h_poly[idx[k]] = *p;
     }
     if (c->simple) {
@@ -792,7 +850,7 @@ static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
     c->regf_calls++;
     for (int i0 = 0; i0 < ni; i0 += NI_CHUNK) {
         const int n = imin(NI_CHUNK, ni - i0);
-        const Geom gm = make_geom(n, nj);
+        const Geom gm = make_geom(n, nj, c->target_blocks);
         pack_i(c, &gm, idx + i0, h2 + i0, dtr + i0, x + i0, v + i0);
         on_all_devices(c, dev_regf_fn, (void *)&gm);
         /* combine: groups in order, lists in GPU (= ascending j) order */
@@ -818,7 +876,8 @@ static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
                 const HLayout hl = h_layout(d->g1 - d->g0, n);
                 const int cd = ((const int *)(d->h_hdr + hl.cnt))[k];
                 if (cd > nbmax) continue;
-                if (tot <= nbmax) memcpy(dst + m, d->h_list + offs[dd], (size_t)cd * sizeof(int));
+                const int *hlist = (const int *)(d->h_hdr + hl.total);
+                if (tot <= nbmax) memcpy(dst + m, hlist + offs[dd], (size_t)cd * sizeof(int));
                 m += cd;
                 offs[dd] += cd;
             }
@@ -1047,11 +1106,11 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
     c->ngpu = ngpu;
     c->simple = cfg ? cfg->simple_path : 0;
     c->fp64 = env_int("NBODY6C_GPU_FP64", 0) != 0;
+    c->target_blocks = imax(env_int("NBODY6C_GPU_BLOCKS", TARGET_BLOCKS), 1);
     c->jbeg = 0;
     c->jend = nmax;
     c->h_poly = (JPoly *)calloc((size_t)nmax, sizeof(JPoly));
     if (!c->h_poly) { snprintf(err, errlen, "out of memory"); free(c); return NULL; }
-    OPEN_CK(cudaHostAlloc((void **)&c->h_upidx, (size_t)nmax * sizeof(int), cudaHostAllocPortable));
     if (c->simple) {
         OPEN_CK(cudaHostAlloc((void **)&c->h_px, (size_t)nmax * sizeof(dbl4), cudaHostAllocPortable));
         OPEN_CK(cudaHostAlloc((void **)&c->h_pv, (size_t)nmax * sizeof(dbl4), cudaHostAllocPortable));
@@ -1072,13 +1131,9 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
         OPEN_CK(cudaMalloc((void **)&d->jv, (size_t)nmax * sizeof(float4)));
         OPEN_CK(cudaMalloc((void **)&d->jxd, (size_t)nmax * sizeof(dbl4)));
         OPEN_CK(cudaMalloc((void **)&d->jvd, (size_t)nmax * sizeof(dbl4)));
-        OPEN_CK(cudaMalloc((void **)&d->d_upidx, (size_t)nmax * sizeof(int)));
         OPEN_CK(cudaMalloc((void **)&d->d_off, (size_t)NI_CHUNK * sizeof(int)));
-        size_t lst = (size_t)NI_CHUNK * nbmax * sizeof(int);
-        OPEN_CK(cudaMalloc((void **)&d->d_list, lst));
-        OPEN_CK(cudaHostAlloc((void **)&d->h_list, lst, cudaHostAllocPortable));
-        d->list_cap = lst;
-        size_t hdr = h_layout(NGROUP, NI_CHUNK).total;
+        OPEN_CK(cudaMalloc((void **)&d->d_gcnt, (size_t)NGROUP * NI_CHUNK * sizeof(int)));
+        size_t hdr = h_layout(NGROUP, NI_CHUNK).total + (size_t)NI_CHUNK * nbmax * sizeof(int);
         OPEN_CK(cudaMalloc((void **)&d->d_hdr, hdr));
         OPEN_CK(cudaHostAlloc((void **)&d->h_hdr, hdr, cudaHostAllocPortable));
         d->hdr_cap = hdr;
