@@ -142,7 +142,7 @@ static gpunb *open_path(const char *path, int nmax, int ngpu, char *err, size_t 
 {
     gpunb_config cfg = {GPUNB_REQUIRED, ngpu, 0};
     char notice[256];
-    if (!strcmp(path, "cpu-ref")) cfg.mode = GPUNB_CPU;
+    if (!strcmp(path, "cpu-ref")) cfg.mode = GPUNB_CPU_REF;
     if (!strcmp(path, "simple")) cfg.simple_path = 1;
     if (!strcmp(path, "fp64")) setenv("NBODY6C_GPU_FP64", "1", 1);
     gpunb *g = gpunb_open(nmax, NBMAX, &cfg, notice, sizeof notice, err, errlen);

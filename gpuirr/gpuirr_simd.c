@@ -10,21 +10,29 @@
  * (xj_lo - xi_lo): for nearby bodies the hi difference is exact (Sterbenz),
  * so dx carries an absolute error of about 2^-47 |x| (the two lo roundings)
  * plus one float rounding, 2^-24 |dx|.  The rest is float: r^-1 from the
- * hardware estimate (12 bits SSE/AVX2, 14 bits AVX-512) and one Newton step,
- * whose relative error is 1.5 e0^2 + a few roundings <= 3e-7 (e0 = 1.5*2^-12);
- * r^-3 then <= 1.2e-6, and each term m r/r^3 <= 1.5e-6 relative.  Sums run in
- * float per lane (nnb/W terms, W the width) and the W lanes are added in
- * double.  Bound on the normalised error (DESIGN.md):
- *     |dF_i| / sum_j m_j/r_ij^2  <=  1.5e-6 + (nnb/W + 1) 2^-24 + 2^-47 |x_i|/r_min
- * i.e. <= 3.2e-6 for nnb = 400 on AVX-512, 7.6e-6 on SSE (worst case: the
- * rounding errors add linearly; they behave as a random walk in practice,
+ * hardware estimate (relative error e0 <= 1.5*2^-12 on SSE/AVX2, 2^-14 for
+ * AVX-512's rsqrt14; <= 2^-11 allowed for) and one Newton step, whose
+ * relative error is 1.5 e0^2 + a few roundings <= 5.5e-7; r^-3 then
+ * <= 1.7e-6, and each term m r/r^3 <= 2e-6 relative.  Sums run in float per
+ * lane for at most GPUIRR_FLUSH = 16 SIMD steps, then in double, in a fixed
+ * order.  Bound on the normalised error (DESIGN.md), for any list length:
+ *     |dF_i| / sum_j m_j/r_ij^2  <=  2e-6 + 17 * 2^-24 + 2^-46 |x_i|/r_min
+ *                                <=  3.2e-6
+ * (worst case, errors adding linearly; they behave as a random walk,
  * measured RMS ~1e-7, tests/test_gpuirr_simd.c).  The jerk obeys the same
- * bound relative to sum_j m_j (|v_ij| + 3|r.v|/r)/r^3.
+ * bound relative to sum_j m_j (|v_ij| + 3|r.v|/r)/r^3, plus the velocity
+ * term: velocities are plain floats, so v_ij carries an absolute error of
+ * 2^-24 (|v_i| + |v_j|) and a term's relative jerk error grows as
+ * 2^-24 |v|/|v_ij|.  Close pairs move at orbital speeds (|v_ij| ~ |v| or
+ * more) and keep the bound; a co-moving pair with |v_ij| < 1e-2 |v| would not
+ * (measured 6e-4 with |v_ij| = 1e-4 |v|), which is why the test's close
+ * pairs move at orbital speed.
  *
  * The last term above is why a neighbour closer than r_min = 1e-7 |x_i| (or
  * 1e-10 absolute: float r^-3 would overflow long before 1e-13) sends body i
- * to a double-precision sum here instead: kept exact in all cases, and the
- * only place a coincident pair (r = 0) is detected and reported.
+ * to a double-precision sum here instead (so the bound holds at any
+ * separation); that is also where a coincident pair (r = 0) is detected and
+ * reported.
  *
  * Results depend only on the inputs: each body is summed by one thread in
  * list order, lanes combined in a fixed order.
@@ -38,11 +46,15 @@
 #include "predict.h"
 
 /* pred_act predicts the union of the active bodies and their lists.  When
- * that union costs more than this fraction of the predicted-all work it
- * predicts every used slot instead (the paper's NPACT switch, chosen by
- * bench/bench_gpuirr.c: gathering the union costs about as much per body
- * as predicting one, plus the random access). */
-#define NPACT_FRACTION 0.25
+ * sum over the block of (1 + nnb) passes this fraction of the used slots it
+ * predicts every used slot instead (the paper's NPACT switch).  Measured
+ * (bench/bench_gpuirr.c, N = 65536, lists of 50-100, Xeon): collecting and
+ * predicting the union costs ~50 ns per list entry (serial gathering,
+ * random access), pred_all ~25 ns per body on one thread and parallel; the
+ * two meet at sum(1 + nnb) ~ 0.45 N on 1 thread and ~ 0.3 N on 2 to 16
+ * threads (an active block of ~250 bodies at N = 64k, near NBODY6's
+ * NPACT = 150). */
+#define NPACT_FRACTION 0.3
 
 typedef struct simd_irr {
     gpuirr base;
@@ -116,6 +128,7 @@ static void simd_set_list(gpuirr *g, int i, int nnb, const int *list)
     for (int k = 0; ok && k < nnb; k++) {
         ok = list[k] >= 0 && list[k] < g->nmax;
         row[k] = list[k];
+        if (ok) note_used(s, list[k]);
     }
     if (!ok) nnb = 0;
     for (int k = nnb; k < s->stride; k++) row[k] = i; /* padding: a valid address, masked */
@@ -355,5 +368,5 @@ void gpuirr_simd_predicted(const gpuirr *g, int i, double x[3], double v[3])
 
 void gpuirr_simd_set_npact(gpuirr *g, double fraction)
 {
-    state(g)->npact_fraction = fraction;
+    state(g)->npact_fraction = fraction < 0 ? NPACT_FRACTION : fraction;
 }

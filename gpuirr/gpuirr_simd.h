@@ -20,7 +20,8 @@
 #include "gpuirr_impl.h"
 
 enum { GPUIRR_REC = 16,       /* floats per predicted record */
-       GPUIRR_LIST_PAD = 16 }; /* widest SIMD width: lists are padded to it */
+       GPUIRR_LIST_PAD = 16,  /* widest SIMD width: lists are padded to it */
+       GPUIRR_FLUSH = 16 };   /* SIMD steps summed in float before double */
 
 /* Sums the irregular acceleration and jerk on body i from its nnb listed
  * neighbours (list padded as above) at the predicted records rec.  Returns 0
@@ -47,7 +48,8 @@ void gpuirr_simd_predicted(const gpuirr *g, int i, double x[3], double v[3]);
 
 /* For benchmarks: pred_act predicts every used slot instead of the active
  * bodies and their lists once the union would exceed this fraction of them
- * (default NPACT_FRACTION in gpuirr_simd.c; a huge value disables the switch). */
+ * (negative: the default, NPACT_FRACTION in gpuirr_simd.c; a huge value
+ * disables the switch). */
 void gpuirr_simd_set_npact(gpuirr *g, double fraction);
 
 #endif

@@ -3,12 +3,25 @@
 #include <stdio.h>
 #include "gpunb_impl.h"
 
+/* The CPU backends: the SIMD one where the CPU has AVX2 + FMA, else the
+ * double-precision reference (which --gpu=ref also asks for). */
+static gpunb *open_cpu(int nmax, int nbmax, int reference, char *err, size_t errlen)
+{
+    if (!reference) {
+        char why[256];
+        gpunb *g = gpunb_cpu_simd_open(nmax, nbmax, why, sizeof why);
+        if (g) return g;
+    }
+    return open_cpu(nmax, nbmax, 0, err, errlen);
+}
+
 gpunb *gpunb_open(int nmax, int nbmax, const gpunb_config *cfg,
                   char *notice, size_t noticelen, char *err, size_t errlen)
 {
     gpunb_config def = {GPUNB_AUTO, 0, 0};
     if (!cfg) cfg = &def;
     if (notice && noticelen) notice[0] = '\0';
+    if (cfg->mode == GPUNB_CPU_REF) return open_cpu(nmax, nbmax, 1, err, errlen);
     if (cfg->mode != GPUNB_CPU) {
 #ifdef HAVE_CUDA
         char why[256] = "";

@@ -1,6 +1,7 @@
 /* gpunb.h — GPUNB: the regular force, its derivative and the neighbour lists
  * (Nitadori & Aarseth 2012, §3.4), behind one API with several backends:
  *   "cpu-ref"  plain C + OpenMP, double precision: the reference and oracle;
+ *   "cpu-simd" AVX-512 / AVX2 kernels, two-float coordinates (the CPU default);
  *   "cuda"     the GPU backend (gpunb_cuda.cu), when built with CUDA.
  *
  * Units are physical (G = 1): accelerations and jerks as they are, not
@@ -33,7 +34,8 @@ typedef struct gpunb gpunb;
 typedef enum {
     GPUNB_AUTO = 0,   /* the GPU when one is present, else the CPU backend */
     GPUNB_CPU = 1,    /* --gpu=off */
-    GPUNB_REQUIRED = 2 /* --gpu=required: fail if no GPU */
+    GPUNB_REQUIRED = 2, /* --gpu=required: fail if no GPU */
+    GPUNB_CPU_REF = 3   /* --gpu=ref: the double-precision CPU reference ("cpu-ref") */
 } gpunb_mode;
 
 typedef struct gpunb_config {

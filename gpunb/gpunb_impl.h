@@ -32,6 +32,9 @@ struct gpunb {
 
 /* Backends.  Each returns NULL with a message in err when it cannot open. */
 gpunb *gpunb_cpu_open(int nmax, int nbmax, char *err, size_t errlen);
+/* "cpu-simd" (gpunb_cpu_simd.c): AVX-512 or AVX2 kernels, two-float
+ * coordinates; NULL with err set when the CPU lacks AVX2 + FMA. */
+gpunb *gpunb_cpu_simd_open(int nmax, int nbmax, char *err, size_t errlen);
 #ifdef HAVE_CUDA
 /* Returns NULL with err set when no usable GPU is present. */
 gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, char *err, size_t errlen);

@@ -48,7 +48,7 @@ static inline run_options quiet_cpu_options(void)
     run_options o;
     memset(&o, 0, sizeof o);
     o.quiet = 1;
-    o.gpu.mode = GPUNB_CPU;
+    o.gpu.mode = GPUNB_CPU_REF;
     o.simd = GPUIRR_SCALAR;
     return o;
 }

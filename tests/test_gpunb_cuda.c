@@ -512,7 +512,7 @@ static void slice_fill_case(gpunb *g, uint64_t *seed)
 
 static void cpu_backend_case(gpunb *g, uint64_t *seed)
 {
-    gpunb_config cfg = {GPUNB_CPU, 0, 0};
+    gpunb_config cfg = {GPUNB_CPU_REF, 0, 0};
     char err[256], notice[256];
     gpunb *gc = gpunb_open(70000, NBMAX, &cfg, notice, sizeof notice, err, sizeof err);
     if (!gc) { SKIP("CPU backend: %s", err); return; }
