@@ -1,4 +1,4 @@
-/* gpunb.c — GPUNB front end: picks the backend (--gpu=auto|off|required) and
+/* gpunb.c — GPUNB front end: picks the backend (--gpu=auto|off|ref|required) and
  * forwards every call to it. */
 #include <stdio.h>
 #include "gpunb_impl.h"
@@ -12,7 +12,7 @@ static gpunb *open_cpu(int nmax, int nbmax, int reference, char *err, size_t err
         gpunb *g = gpunb_cpu_simd_open(nmax, nbmax, why, sizeof why);
         if (g) return g;
     }
-    return open_cpu(nmax, nbmax, 0, err, errlen);
+    return gpunb_cpu_open(nmax, nbmax, err, errlen);
 }
 
 gpunb *gpunb_open(int nmax, int nbmax, const gpunb_config *cfg,
@@ -40,7 +40,7 @@ gpunb *gpunb_open(int nmax, int nbmax, const gpunb_config *cfg,
         if (notice) snprintf(notice, noticelen, "built without CUDA: regular force on the CPU backend");
 #endif
     }
-    return gpunb_cpu_open(nmax, nbmax, err, errlen);
+    return open_cpu(nmax, nbmax, 0, err, errlen);
 }
 
 void gpunb_close(gpunb *g) { if (g) g->ops->close(g); }
