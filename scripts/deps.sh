@@ -9,6 +9,11 @@ command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 if ! pkg-config --exists hdf5 2>/dev/null && [ ! -f /usr/include/hdf5/serial/hdf5.h ] && [ ! -f /usr/include/hdf5.h ]; then
     need="$need libhdf5-dev"
 fi
+# the plot scripts and their tests (python3 with numpy, h5py, matplotlib)
+if ! /usr/bin/python3 -c 'import numpy, h5py, matplotlib' >/dev/null 2>&1 &&
+   ! python3 -c 'import numpy, h5py, matplotlib' >/dev/null 2>&1; then
+    need="$need python3-numpy python3-h5py python3-matplotlib"
+fi
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     echo "missing:$need — install them (Debian/Ubuntu: apt-get install$need)" >&2

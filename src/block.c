@@ -13,6 +13,7 @@
 #include <omp.h>
 #include "block.h"
 #include "hermite.h"
+#include "ks.h"
 #include "nbradius.h"
 #include "predict.h"
 #include "steps.h"
@@ -29,6 +30,7 @@ struct block_scratch {
     double *dt0;       /* irregular criterion value */
     int *nnbn, *lists, *ovf, *nnb0;
     double *tj;        /* t0 for set_jp */
+    const int **lp;    /* KS: the list each force call used, per member */
 };
 
 block_scratch *block_create(const sim *s)
@@ -52,7 +54,8 @@ block_scratch *block_create(const sim *s)
     b->nnb0 = malloc(sizeof(int) * c);
     b->tj = malloc(sizeof(double) * c);
     b->lists = malloc(sizeof(int) * (size_t)c * s->nbmax);
-    if (!b->q || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
+    b->lp = malloc(sizeof(int *) * c);
+    if (!b->lp || !b->q || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
         !b->ji2 || !b->vpred || !b->dt0 || !b->nnbn || !b->ovf || !b->nnb0 || !b->tj || !b->lists) {
         block_free(b);
         return NULL;
@@ -66,7 +69,7 @@ void block_free(block_scratch *b)
 {
     if (!b) return;
     void *p[] = {b->q, b->act, b->reg, b->ai, b->ji, b->ar, b->jr, b->ai2, b->ji2,
-                 b->vpred, b->dt0, b->nnbn, b->ovf, b->nnb0, b->tj, b->lists};
+                 b->vpred, b->dt0, b->nnbn, b->ovf, b->nnb0, b->tj, b->lists, (void *)b->lp};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
     free(b);
 }
@@ -90,6 +93,7 @@ static void schedule_fill(const sim *s, block_scratch *b)
         smallest = fmin(smallest, s->dt[i]);
     }
     if (b->dtq <= 0.0) b->dtq = smallest;
+    ((sim *)s)->cnt.schedule_fills++;
     int target = (int)sqrt((double)(s->ntot - s->ifirst)) + 1;
     for (;;) {
         b->tq = tmin + b->dtq;
@@ -358,10 +362,14 @@ static void send_corrected(sim *s, block_scratch *b)
 
 int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
 {
+    double ws = omp_get_wtime();
     double t = block_next_time(s, b);
     double w0 = omp_get_wtime();
     select_block(s, b, t);
+    s->tm.p_sched += omp_get_wtime() - ws;
     s->time = t;
+    /* KS pairs first, up to the block time (subint.f) */
+    ks_advance(s, t);
 
     /* 1. predict and irregular forces with the current lists */
     if (b->nreg == 0 && b->nact <= s->p.npact)
@@ -369,13 +377,24 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     else
         gpuirr_pred_all(s->irr, s->ifirst, s->ntot, t);
     predict_active(s, b, t);
+    double wp = omp_get_wtime();
+    s->tm.p_predict += wp - w0;
     if (irregular_force(s, b->nact, b->act, b->ai, b->ji, err, errlen)) return -1;
+    if (s->npairs > 0) { /* KS: components of perturbed pairs, old lists */
+        for (int k = 0; k < b->nact; k++) {
+            b->lp[k] = sim_list(s, b->act[k]);
+            b->nnb0[k] = s->nnb[b->act[k]];
+        }
+        ks_irr_correct(s, b->nact, b->act, b->lp, b->nnb0, b->ai, b->ji);
+    }
     double w1 = omp_get_wtime();
     s->tm.irregular += w1 - w0;
+    s->tm.p_firr += w1 - wp;
 
     /* 2. irregular corrector for every member */
 #pragma omp parallel for schedule(static) if (b->nact > 64)
     for (int k = 0; k < b->nact; k++) correct_irregular(s, b, k, t);
+    s->tm.p_corr += omp_get_wtime() - w1;
 
     /* 3. regular forces, new lists, irregular forces with them, regular corrector */
     if (b->nreg > 0) {
@@ -384,16 +403,25 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
         for (int q = 0; q < b->nreg; q++) ri[q] = b->act[b->reg[q]];
         gpunb_predict(s->nb, t);
         regular_force(s, b->nreg, ri, b->ar, b->jr, b->nnbn, b->lists, b->ovf);
+        double w3 = omp_get_wtime();
+        s->tm.p_regf += w3 - w2;
+        s->cnt.blocks_regular++;
         for (int q = 0; q < b->nreg; q++) {
             gpuirr_set_list(s->irr, ri[q], b->nnbn[q], b->lists + (size_t)q * s->nbmax);
             b->nnb0[q] = s->nnb[ri[q]];
             s->nnb[ri[q]] = b->nnbn[q]; /* irregular_force reads the new size */
         }
         int rc = irregular_force(s, b->nreg, ri, b->ai2, b->ji2, err, errlen);
+        if (s->npairs > 0) { /* KS: the same corrections with the new lists */
+            for (int q = 0; q < b->nreg; q++) b->lp[q] = b->lists + (size_t)q * s->nbmax;
+            ks_irr_correct(s, b->nreg, ri, b->lp, b->nnbn, b->ai2, b->ji2);
+        }
         for (int q = 0; q < b->nreg; q++) s->nnb[ri[q]] = b->nnb0[q];
         free(ri);
         if (rc) return -1;
         double rsfac = nbradius_rsfac(s);
+        double w4 = omp_get_wtime();
+        s->tm.p_firr_new += w4 - w3;
 #pragma omp parallel for schedule(static) if (b->nreg > 64)
         for (int q = 0; q < b->nreg; q++) correct_regular(s, b, q, t, rsfac);
         for (int q = 0; q < b->nreg; q++) {
@@ -401,13 +429,27 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
             if (s->rs[i] < s->rsmin) s->rsmin = s->rs[i];
         }
         s->tm.regular += omp_get_wtime() - w2;
+        s->tm.p_corr_reg += omp_get_wtime() - w4;
         s->cnt.steps_reg += b->nreg;
     }
 
     /* 4. hand the corrected bodies to both libraries, reschedule */
+    double w5 = omp_get_wtime();
     send_corrected(s, b);
-    schedule_update(s, b);
+    s->tm.p_send += omp_get_wtime() - w5;
     s->cnt.steps_irr += b->nact;
     s->cnt.blocks++;
+    /* 5. KS: perturber renewal after c.m. regular steps, terminations, new
+     * pairs; an event moves slots, so the schedule starts afresh */
+    if (s->ks) {
+        for (int q = 0; q < b->nreg; q++) ks_note_regular(s, b->act[b->reg[q]]);
+        int ch = ks_block_end(s, b->act, b->nact, t, err, errlen);
+        if (ch < 0) return -1;
+        if (ch > 0) {
+            block_reschedule(b);
+            return 0;
+        }
+    }
+    schedule_update(s, b);
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "checks.h"
+#include "ks.h"
 #include "predict.h"
 
 const double lagr_fractions[NLAGR] = {0.01, 0.1, 0.5, 0.9};
@@ -52,21 +53,44 @@ void checks_predict_all(const sim *s, vec3 *x, vec3 *v)
     }
 }
 
+/* KS (§8): the potential with every pair resolved into its components and
+ * the pairs' own mutual terms left out; their binding energy EBIN (from the
+ * integrated h) is added to the total, the kinetic energy is that of the
+ * singles and c.m. bodies. */
+static double pot_resolved(sim *s, const vec3 *x, const vec3 *v, double *ebin)
+{
+    int n = s->n;
+    double *m = malloc(sizeof(double) * n), *pot = malloc(sizeof(double) * n), mutual;
+    vec3 *xo = malloc(sizeof(vec3) * n), *vo = malloc(sizeof(vec3) * n);
+    *ebin = ks_physical_state(s, (const double(*)[3])x, (const double(*)[3])v, m, xo, vo, &mutual);
+    gpunb_pot(s->nb, n, m, (const double(*)[3])xo, pot);
+    ksum w = {0, 0};
+    for (int i = 0; i < n; i++) ksum_add(&w, -0.5 * m[i] * pot[i]);
+    ksum_add(&w, mutual);
+    free(m); free(pot); free(xo); free(vo);
+    return w.s + w.c;
+}
+
 static void energies(sim *s, const vec3 *x, const vec3 *v, diag *d)
 {
     int i0 = s->ifirst, nb = s->ntot - s->ifirst;
-    double *pot = malloc(sizeof(double) * nb);
-    gpunb_pot(s->nb, nb, s->m + i0, (const double(*)[3])(x + i0), pot);
+    double ebin = 0.0;
     ksum w = {0, 0}, t = {0, 0};
+    if (s->npairs > 0) {
+        ksum_add(&w, pot_resolved(s, x, v, &ebin));
+    } else {
+        double *pot = malloc(sizeof(double) * nb);
+        gpunb_pot(s->nb, nb, s->m + i0, (const double(*)[3])(x + i0), pot);
+        for (int k = 0; k < nb; k++) ksum_add(&w, -0.5 * s->m[i0 + k] * pot[k]);
+        free(pot);
+    }
     for (int k = 0; k < nb; k++) {
         int i = i0 + k;
-        ksum_add(&w, -0.5 * s->m[i] * pot[k]);
         ksum_add(&t, 0.5 * s->m[i] * dot3(v[i], v[i]));
     }
-    free(pot);
     d->kin = t.s + t.c;
     d->pot = w.s + w.c;
-    d->etot = d->kin + d->pot;
+    d->etot = d->kin + d->pot + ebin;
     d->qvir = d->pot != 0.0 ? d->kin / fabs(d->pot) : 0.0;
     s->rscale = 0.5 * s->mtot * s->mtot / fabs(d->pot);
     if (d->etot < 0.0) s->tcr = pow(s->mtot, 2.5) / pow(-2.0 * d->etot, 1.5);
@@ -135,6 +159,8 @@ static void density_centre(sim *s, const vec3 *x, const vec3 *v, diag *d, int fi
         sr2 += rho[q] * rho[q] * dot3(dx, dx);
     }
     s->rc2 = srho2 > 0.0 ? sr2 / srho2 : s->rscale * s->rscale;
+    /* KS (KZ(16)): core density sum rho^2/sum rho in units of M/RSCALE^3 */
+    s->rhod = srho > 0.0 ? srho2 / srho * rs3 / s->mtot : 0.0;
     s->rc = sqrt(s->rc2);
     int ncore = 0;
     double sv2 = 0.0;
@@ -187,6 +213,7 @@ static void lagrangian_radii(const sim *s, const vec3 *x, diag *d)
 void checks_measure(sim *s, diag *d, int first)
 {
     vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
+    ks_advance(s, s->time); /* KS: every pair within one step of the check time */
     checks_predict_all(s, x, v);
     d->t = s->time;
     energies(s, x, v, d);

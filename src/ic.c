@@ -7,6 +7,9 @@
  *            (KZ(22) = 1 also writes dat.10: the caller's job.)
  *   KZ(22) = 2: N bodies from the file, then scale_standard with Q.
  *   KZ(22) = 3: N bodies from the file used exactly as given (masses too).
+ *   The file is an nbody6c HDF5 snapshot when it starts with the HDF5
+ *   signature (snapread.c: exactly N bodies, in the order of their names),
+ *   else the text format of bodyfile.c.
  *
  * Q must lie in [0, 1) whenever the bodies are scaled: Q >= 1 would make
  * E = (Q - 1)|W| non-negative, and no length scale gives E = -1/4; the run is
@@ -14,6 +17,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "ic.h"
+#include "snapshot.h"
 
 #define DEFAULT_IC_FILE "fort.10"
 
@@ -91,6 +95,8 @@ int ic_make(const deck *d, const char *ic_file, double *m, double (*x)[3], doubl
     int status;
     if (kz22 <= 1)
         status = make_model(d, m, x, v, err, errlen);
+    else if (snapshot_is_hdf5(path))
+        status = snapshot_read_bodies(path, d->n, m, x, v, err, errlen);
     else
         status = bodyfile_read(path, d->n, m, x, v, err, errlen);
     if (status)

@@ -28,11 +28,10 @@ typedef struct kz_info {
 
 static const kz_info KZ_INFO[DECK_NKZ + 1] = {
     [0] = {"(none)", CLASS_REFUSED, NULL},
-    [1] = {"save the state to unit 1 at the end / on a STOP file", CLASS_NOT_ACTIVE,
-           "restarts"},
+    [1] = {"save the state to unit 1 at the end / on a STOP file", CLASS_VALUES, NULL},
     [2] = {"save at output (2: restart automatically when the energy error exceeds 5 QE)",
-           CLASS_NOT_ACTIVE, "restarts"},
-    [3] = {"basic data file every NFIX outputs", CLASS_NOT_ACTIVE, "snapshot files"},
+           CLASS_VALUES, "automatic restart on a large energy error"},
+    [3] = {"basic data file every NFIX outputs", CLASS_VALUES, NULL},
     [4] = {"binary diagnostics", CLASS_DIAGNOSTIC, NULL},
     [5] = {"initial model (0 uniform sphere, 1 Plummer, 2 two Plummers, 3 perturber + disk, "
            "4 massive binary, 5 Jaffe)",
@@ -49,7 +48,7 @@ static const kz_info KZ_INFO[DECK_NKZ + 1] = {
             "3 galaxy model, 4 Plummer potential)",
             CLASS_REFUSED, NULL},
     [15] = {"triple/quad/chain search", CLASS_REFUSED, NULL},
-    [16] = {"automatic RMIN, DTMIN, ECLOSE", CLASS_VALUES, "KS regularisation"},
+    [16] = {"automatic RMIN, DTMIN, ECLOSE", CLASS_VALUES, NULL},
     [17] = {"automatic ETAI/ETAR from QE", CLASS_REFUSED, NULL},
     [18] = {"hierarchical systems", CLASS_REFUSED, NULL},
     [19] = {"mass loss / stellar evolution", CLASS_REFUSED, NULL},
@@ -80,8 +79,8 @@ static const kz_info KZ_INFO[DECK_NKZ + 1] = {
     [43] = {"kicks after mergers", CLASS_REFUSED, NULL},
     [44] = {"plot file", CLASS_DIAGNOSTIC, NULL},
     [45] = {"black-hole diagnostics", CLASS_DIAGNOSTIC, NULL},
-    [46] = {"snapshot output (NBODY6++: HDF5/ASCII)", CLASS_NOT_ACTIVE, "HDF5 snapshots"},
-    [47] = {"snapshot interval (NBODY6++)", CLASS_NOT_ACTIVE, "HDF5 snapshots"},
+    [46] = {"snapshot output (NBODY6++: HDF5/ASCII)", CLASS_VALUES, NULL},
+    [47] = {"snapshot interval (NBODY6++)", CLASS_VALUES, NULL},
     [48] = {"stability comparison", CLASS_DIAGNOSTIC, NULL},
     [49] = {"post-Newtonian terms in KS", CLASS_REFUSED, NULL},
     [50] = {"(unused)", CLASS_UNUSED, NULL},
@@ -90,12 +89,19 @@ static const kz_info KZ_INFO[DECK_NKZ + 1] = {
 static kz_status status_by_value(int k, int v)
 {
     switch (k) {
+    case 1:  /* a checkpoint is always written at the end and at every stop */
+    case 3:  /* HDF5 snapshots every NFIX outputs are always written */
+    case 46: /* (NBODY6++'s HDF5 switch: snapshots are always HDF5) */
+    case 47: /* (NBODY6++'s snapshot interval: nbody6c uses DELTAT and NFIX) */
+        return v >= 0 ? KZ_IMPLEMENTED : KZ_REFUSED;
+    case 2: /* 1: checkpoint at every output; 2 adds NBODY6's automatic restart */
+        return v == 0 || v == 1 ? KZ_IMPLEMENTED : v == 2 ? KZ_NOT_ACTIVE_YET : KZ_REFUSED;
     case 5: /* 0 uniform sphere, 1 Plummer */
         return (v == 0 || v == 1) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 7: /* Lagrangian radii are always written */
         return v >= 0 ? KZ_IMPLEMENTED : KZ_REFUSED;
-    case 16: /* KS thresholds come with KS regularisation */
-        return v == 0 ? KZ_IMPLEMENTED : (v >= 1 && v <= 2) ? KZ_NOT_ACTIVE_YET : KZ_REFUSED;
+    case 16: /* RMIN, DTMIN from the core density at every energy check (ks_auto_params) */
+        return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 20: /* only the power law */
         return v == 0 ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 22: /* 1 write dat.10, 2 read and scale, 3 read as given */

@@ -10,31 +10,52 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: nbody6c [options] [DECK|-]\n"
+        "       nbody6c --restart FILE [options] [RESTART-DECK|-]\n"
         "Integrates a star cluster from an NBODY6 input deck (KSTART = 1), read from\n"
         "the file DECK or from standard input (\"-\" or no DECK).  The deck format and\n"
-        "the status of every KZ option are in README.md (\"The input deck\").\n\n"
+        "the status of every KZ option are in README.md (\"The input deck\").\n"
+        "A restart deck (KSTART = 2-5, NBODY6's new parameter lines; values <= 0 keep\n"
+        "the saved ones) continues the checkpoint given by --restart (default\n"
+        "fort.1 in the current folder, which must be an nbody6c checkpoint: NBODY6's\n"
+        "own dumps are refused).  --restart without a deck continues as saved.\n\n"
         "options:\n"
-        "  --out DIR        output folder (default nbody6c-run): log.txt, summary.json\n"
+        "  --out DIR        output folder (default nbody6c-run; with --restart the\n"
+        "                   checkpoint's folder): log.txt, summary.json, snap.NNNNNN.h5,\n"
+        "                   checkpoint.bin\n"
         "  --force          overwrite an earlier run in DIR\n"
-        "  --ic FILE        bodies for KZ(22) = 2 or 3 (default fort.10 in the current folder)\n"
+        "  --ic FILE        bodies for KZ(22) = 2 or 3: an nbody6c HDF5 snapshot or a text\n"
+        "                   file of \"m x y z vx vy vz\" lines (default fort.10)\n"
+        "  --restart FILE   continue the run saved in the checkpoint FILE\n"
+        "  --checkpoint-every MIN  a checkpoint every MIN minutes of wall time\n"
+        "                   (default 60; 0 or negative: none but the others)\n"
+        "  --checkpoint-dtadj  also a checkpoint at every energy check (DTADJ);\n"
+        "                   KZ(2) >= 1 gives one at every output (DELTAT); one is\n"
+        "                   always written at the end and at every early stop\n"
+        "  --snapshots on|off  HDF5 snapshot every NFIX-th output and at t = 0 (default on)\n"
         "  --threads N      OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
-        "  --gpu=MODE       auto (default: the GPU when present), off, required\n"
+        "  --gpu=MODE       auto (default: the GPU when present), off (CPU SIMD backend),\n"
+        "                   ref (CPU double-precision reference), required\n"
         "  --ngpu N         use N GPUs (default all visible)\n"
         "  --simd=PATH      irregular force: auto (default), scalar, sse, avx2, avx512\n"
         "  --nbmax N        hard cap of a neighbour list (default max(NNBMAX + 50, 400))\n"
         "  --quiet          no progress line\n"
         "  --help           this text\n"
         "  --version        version and compiled backends\n"
-        "exit status: 0 success, 2 bad input or usage, 1 failure during the run\n");
+        "early stops: SIGTERM, SIGINT, TCOMP (deck line 1: wall-clock minutes), a file\n"
+        "  named STOP in DIR, or fewer than NCRIT bodies: a checkpoint, a line in\n"
+        "  log.txt, \"stop_reason\" in summary.json, exit status 0\n"
+        "environment: NBODY6C_FAULT=snapshot@K|checkpoint@K (tests: the K-th write fails)\n"
+        "exit status: 0 success or clean stop, 2 bad input or usage, 1 failure during\n"
+        "  the run (a failed write included: the earlier files are kept)\n");
 }
 
 static void version(void)
 {
-    printf("nbody6c %s\nbackends: gpunb cpu-ref", NBODY6C_VERSION);
+    printf("nbody6c %s\nbackends: gpunb cpu-ref, cpu-simd", NBODY6C_VERSION);
 #ifdef HAVE_CUDA
     printf(", cuda");
 #endif
-    printf("; gpuirr scalar\n");
+    printf("; gpuirr scalar, sse, avx2, avx512\n");
 }
 
 /* Matches "--name VALUE" or "--name=VALUE"; advances *k past what it used. */
@@ -79,6 +100,24 @@ static void parse_args(int argc, char **argv, run_options *o)
             o->quiet = 1;
         } else if ((val = option_value(argc, argv, &k, "--out"))) {
             o->out_dir = val;
+        } else if ((val = option_value(argc, argv, &k, "--restart"))) {
+            o->restart_path = val;
+        } else if ((val = option_value(argc, argv, &k, "--checkpoint-every"))) {
+            char *end;
+            double v = strtod(val, &end);
+            if (*val == '\0' || *end != '\0' || v != v) {
+                fprintf(stderr, "nbody6c: --checkpoint-every: expected minutes, found '%s'\n", val);
+                exit(EXIT_BAD_INPUT);
+            }
+            o->checkpoint_every = v > 0.0 ? v : -1.0;
+        } else if (!strcmp(a, "--checkpoint-dtadj")) {
+            o->checkpoint_at_dtadj = 1;
+        } else if ((val = option_value(argc, argv, &k, "--snapshots"))) {
+            if (strcmp(val, "on") && strcmp(val, "off")) {
+                fprintf(stderr, "nbody6c: --snapshots: expected on or off, found '%s'\n", val);
+                exit(EXIT_BAD_INPUT);
+            }
+            o->no_snapshots = !strcmp(val, "off");
         } else if ((val = option_value(argc, argv, &k, "--ic"))) {
             o->ic_file = val;
         } else if ((val = option_value(argc, argv, &k, "--threads"))) {
@@ -90,9 +129,10 @@ static void parse_args(int argc, char **argv, run_options *o)
         } else if ((val = option_value(argc, argv, &k, "--gpu"))) {
             if (!strcmp(val, "auto")) o->gpu.mode = GPUNB_AUTO;
             else if (!strcmp(val, "off")) o->gpu.mode = GPUNB_CPU;
+            else if (!strcmp(val, "ref")) o->gpu.mode = GPUNB_CPU_REF;
             else if (!strcmp(val, "required")) o->gpu.mode = GPUNB_REQUIRED;
             else {
-                fprintf(stderr, "nbody6c: --gpu: expected auto, off or required, found '%s'\n", val);
+                fprintf(stderr, "nbody6c: --gpu: expected auto, off, ref or required, found '%s'\n", val);
                 exit(EXIT_BAD_INPUT);
             }
         } else if ((val = option_value(argc, argv, &k, "--simd"))) {
@@ -115,27 +155,39 @@ static void parse_args(int argc, char **argv, run_options *o)
             o->deck_path = a;
         }
     }
-    if (!o->deck_path) o->deck_path = "-";
+    if (!o->deck_path && !o->restart_path) o->deck_path = "-";
 }
 
 int main(int argc, char **argv)
 {
     run_options o = {0};
-    o.out_dir = "nbody6c-run";
     o.gpu.mode = GPUNB_AUTO;
     o.simd = GPUIRR_AUTO;
     parse_args(argc, argv, &o);
 
     deck d;
     char err[1024];
+    if (!o.deck_path) return run_restart(NULL, &o); /* --restart, no deck */
     if (deck_read_path(o.deck_path, &d, err, sizeof err)) {
         fprintf(stderr, "nbody6c: %s\n", err);
         return EXIT_BAD_INPUT;
     }
-    if (d.kstart != 1) {
-        fprintf(stderr, "nbody6c: %s:1: KSTART = %d: restarts are not implemented yet "
-                        "(only new runs, KSTART = 1)\n", o.deck_path, d.kstart);
+    if (d.kstart == 1 && o.restart_path) {
+        fprintf(stderr, "nbody6c: %s:1: KSTART = 1 starts a new run; a restart takes a deck "
+                        "with KSTART = 2-5 or none\n", o.deck_path);
         return EXIT_BAD_INPUT;
     }
-    return run_deck(&d, &o);
+    if (d.kstart == 1) return run_deck(&d, &o);
+    if (!o.restart_path) {
+        FILE *f = fopen("fort.1", "rb");
+        if (!f) {
+            fprintf(stderr, "nbody6c: %s:1: KSTART = %d restarts from a checkpoint: give "
+                            "--restart FILE (no fort.1 in the current folder)\n",
+                    o.deck_path, d.kstart);
+            return EXIT_BAD_INPUT;
+        }
+        fclose(f);
+        o.restart_path = "fort.1";
+    }
+    return run_restart(&d, &o);
 }

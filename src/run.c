@@ -1,7 +1,9 @@
 /* run.c — one run: initial model, output folder, force libraries, start-up
  * polynomials, then block steps up to each check time (DTADJ for the energy
- * check, DELTAT for output, TCRIT for the end), measuring at each. */
+ * check, DELTAT for output, TCRIT for the end), measuring at each; HDF5
+ * snapshots, checkpoints, restarts and clean stops (the part at the end). */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +13,16 @@
 #include "block.h"
 #include "checks.h"
 #include "ic.h"
+#include "ks.h"
 #include "nbradius.h"
 #include "run.h"
 #include "runlog.h"
 #include "sim.h"
 #include "startup.h"
+#include "checkpoint.h"
+#include "runctl.h"
+#include "snapshot.h"
+#include "version.h"
 
 /* An existing run (a log or summary in the folder) is kept unless --force. */
 static int prepare_out_dir(const char *dir, int force)
@@ -68,6 +75,8 @@ sim *run_start(const deck *dk, int n, const double *m, const double (*x)[3],
 {
     sim *s = sim_create(dk, n, m, x, v, o->nbmax, err, errlen);
     if (!s) return NULL;
+    s->p.ks_off = o->ks_off; /* KS: before the start-up */
+    if (ks_open(s, dk, err, errlen)) goto fail; /* KS */
     if (open_libraries(s, o, err, errlen)) goto fail;
     s->bs = block_create(s);
     if (!s->bs) {
@@ -109,40 +118,213 @@ void run_end(sim *s)
     block_free(s->bs);
     gpunb_close(s->nb);
     gpuirr_close(s->irr);
+    ks_close(s); /* KS */
     sim_free(s);
 }
 
-static int integrate(sim *s, runlog *lg, diag *d, char *err, size_t errlen)
+/* ==== production runs: snapshots, checkpoints, restarts, clean stops ====
+ * (snapshot.h, checkpoint.h, runctl.h).  Everything below up to the end of
+ * the file belongs to this part; the integration itself is run_advance's
+ * block loop with a look at the controls between blocks. */
+
+typedef struct run_ctx {
+    sim *s;
+    deck dk;                /* the deck in force (a restart deck may change it) */
+    run_state rs;           /* schedule and log state saved in checkpoints */
+    runlog lg;
+    diag d;                 /* the last measurement */
+    const run_options *o;
+    const char *dir;
+    char ckpt_path[4096];
+    double wall_start;      /* this process: TCOMP counts from here */
+    double wall_ckpt;       /* the last checkpoint: --checkpoint-every counts from here */
+    double next_stop_poll;  /* the STOP file is looked for every 0.1 s of wall time */
+    stop_reason stop;
+} run_ctx;
+
+static int write_checkpoint(run_ctx *c, const char *why, char *err, size_t errlen)
 {
-    double tcheck = next_multiple(0.0, s->p.dtadj);
-    double tout = next_multiple(0.0, s->p.deltat);
+    c->rs.last = c->d;
+    c->rs.e0 = c->lg.e0;
+    c->rs.eprev = c->lg.eprev;
+    c->rs.de_sum_abs = c->lg.de_sum_abs;
+    c->rs.de_last = c->lg.de_last;
+    c->rs.nckpt++;
+    runlog_note(&c->lg, "checkpoint %lld at t = %.17g (%s): %s", (long long)c->rs.nckpt,
+                c->s->time, why, c->ckpt_path);
+    c->rs.log_bytes = runlog_bytes(&c->lg);
+    c->wall_ckpt = omp_get_wtime();
+    if (checkpoint_write(c->ckpt_path, c->s, &c->dk, &c->rs, c->rs.nckpt, err, errlen)) {
+        runlog_note(&c->lg, "checkpoint failed: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int write_snapshot(run_ctx *c, int64_t index, char *err, size_t errlen)
+{
+    if (c->o->no_snapshots) return 0;
+    char path[4096];
+    snapshot_path(path, sizeof path, c->dir, index);
+    if (snapshot_write(path, c->s, &c->dk, &c->d, index, err, errlen)) {
+        runlog_note(&c->lg, "snapshot failed: %s", err);
+        return -1;
+    }
+    c->rs.nsnap = index;
+    return 0;
+}
+
+static double checkpoint_interval_s(const run_options *o)
+{
+    double min = o->checkpoint_every == 0.0 ? 60.0 : o->checkpoint_every;
+    return min < 0.0 ? INFINITY : 60.0 * min;
+}
+
+/* Between blocks: signals, TCOMP, the STOP file, the periodic checkpoint.
+ * Returns -1 on a failed write, else 0 (c->stop set for a stop). */
+static int poll_controls(run_ctx *c, char *err, size_t errlen)
+{
+    stop_reason r = runctl_signal_stop();
+    double now = omp_get_wtime();
+    if (r == STOP_NONE && c->dk.tcomp > 0.0 && now - c->wall_start >= 60.0 * c->dk.tcomp) r = STOP_TCOMP;
+    if (r == STOP_NONE && now >= c->next_stop_poll) {
+        char p[4200];
+        c->next_stop_poll = now + 0.1;
+        if (runctl_stop_file(c->dir, p, sizeof p)) {
+            r = STOP_FILE;
+            remove(p); /* so that the continued run does not stop at once */
+        }
+    }
+    c->stop = r;
+    if (r == STOP_NONE && now - c->wall_ckpt >= checkpoint_interval_s(c->o))
+        return write_checkpoint(c, "periodic", err, errlen);
+    return 0;
+}
+
+/* run_advance with the controls: returns 1 when a stop came (the state is
+ * then at a block boundary before t), 0 at t, -1 on error. */
+static int advance_checked(run_ctx *c, double t, char *err, size_t errlen)
+{
+    sim *s = c->s;
+    double w0 = omp_get_wtime();
+    int rc = 0;
+    while (block_next_time(s, s->bs) <= t) {
+        if (block_step(s, s->bs, err, errlen)) {
+            rc = -1;
+            break;
+        }
+        double w1 = omp_get_wtime();
+        s->tm.total += w1 - w0; /* up to date in a checkpoint */
+        w0 = w1;
+        if (poll_controls(c, err, errlen)) {
+            rc = -1;
+            break;
+        }
+        if (c->stop != STOP_NONE) {
+            rc = 1;
+            break;
+        }
+    }
+    if (rc == 0) s->time = t;
+    s->tm.total += omp_get_wtime() - w0;
+    return rc;
+}
+
+/* Checks at DTADJ, outputs at DELTAT (a snapshot every NFIX-th), NCRIT,
+ * checkpoints at outputs (KZ(2) >= 1) or checks (--checkpoint-at-dtadj). */
+static int integrate(run_ctx *c, char *err, size_t errlen)
+{
+    sim *s = c->s;
+    run_state *rs = &c->rs;
+    int nfix = c->dk.nfix > 0 ? c->dk.nfix : 1;
     while (s->time < s->p.tcrit) {
-        double tstop = fmin(fmin(tcheck, tout), s->p.tcrit);
-        if (run_advance(s, tstop, err, errlen)) return -1;
-        checks_measure(s, d, 0);
-        if (!isfinite(d->etot)) {
+        double tstop = fmin(fmin(rs->tcheck, rs->tout), s->p.tcrit);
+        int rc = advance_checked(c, tstop, err, errlen);
+        if (rc) return rc < 0 ? -1 : 0;
+        checks_measure(s, &c->d, 0);
+        if (!isfinite(c->d.etot)) {
             snprintf(err, errlen, "non-finite energy at t = %g", s->time);
             return -1;
         }
-        if (tstop == tcheck) {
-            nbradius_control(s, d->nbmean);
-            tcheck = next_multiple(tstop, s->p.dtadj);
+        const char *ckpt = NULL;
+        if (tstop == rs->tcheck) {
+            nbradius_control(s, c->d.nbmean);
+            ks_auto_params(s); /* KS: KZ(16) RMIN, DTMIN */
+            rs->tcheck = next_multiple(tstop, s->p.dtadj);
+            if (c->o->checkpoint_at_dtadj) ckpt = "energy check";
         }
-        if (tstop == tout) {
+        int snap = 0;
+        if (tstop == rs->tout) {
             s->rsmin = INFINITY;
             for (int i = s->ifirst; i < s->ntot; i++) s->rsmin = fmin(s->rsmin, s->rs[i]);
-            tout = next_multiple(tstop, s->p.deltat);
+            rs->tout = next_multiple(tstop, s->p.deltat);
+            rs->nout++;
+            snap = rs->nout % nfix == 0;
+            if (c->dk.kz[2] >= 1) ckpt = "output, KZ(2)";
         }
-        runlog_check(lg, s, d, 0);
-        runlog_progress(lg, s, d);
+        runlog_check(&c->lg, s, &c->d, 0);
+        runlog_progress(&c->lg, s, &c->d);
+        if (snap && write_snapshot(c, rs->nsnap + 1, err, errlen)) return -1;
+        /* N is constant until escapers are removed, so this cannot fire yet
+         * unless the deck's NCRIT exceeds N */
+        if (c->dk.ncrit > 0 && s->n < c->dk.ncrit) {
+            c->stop = STOP_NCRIT;
+            return 0;
+        }
+        if (ckpt && s->time < s->p.tcrit && write_checkpoint(c, ckpt, err, errlen)) return -1;
     }
+    c->stop = STOP_TCRIT;
     return 0;
+}
+
+/* The end of a run, finished or stopped: the checkpoint (always: a finished
+ * run can be continued with a later TCRIT, KSTART = 3), log, summary. */
+static int finish(run_ctx *c, char *err, size_t errlen)
+{
+    const char *why = runctl_reason_name(c->stop);
+    if (c->stop != STOP_TCRIT) {
+        if (!c->o->quiet) fputc('\n', stderr);
+        runlog_note(&c->lg, "stopped at t = %.17g: %s", c->s->time, why);
+        c->lg.stop_reason = why;
+    }
+    if (write_checkpoint(c, c->stop == STOP_TCRIT ? "end" : why, err, errlen)) return -1;
+    if (runlog_summary(&c->lg, c->dir, c->s, &c->d, err, errlen)) return -1;
+    if (c->stop != STOP_TCRIT)
+        fprintf(stderr, "nbody6c: stopped at t = %.6g (%s); continue with: nbody6c --restart %s\n",
+                c->s->time, why, c->ckpt_path);
+    return 0;
+}
+
+static void ctx_init(run_ctx *c, const deck *dk, const run_options *o, const char *dir)
+{
+    memset(c, 0, sizeof *c);
+    c->dk = *dk;
+    c->o = o;
+    c->dir = dir;
+    checkpoint_path(c->ckpt_path, sizeof c->ckpt_path, dir);
+    c->wall_start = c->wall_ckpt = omp_get_wtime();
+    c->next_stop_poll = c->wall_start;
+    c->lg.quiet = o->quiet;
+}
+
+/* Integrates, then finishes; the exit code. */
+static int run_ctx_go(run_ctx *c)
+{
+    char err[1024] = "";
+    runctl_install_signals();
+    int rc = EXIT_RUN_FAILURE;
+    if (integrate(c, err, sizeof err) == 0 && finish(c, err, sizeof err) == 0) rc = EXIT_OK;
+    if (rc != EXIT_OK) fprintf(stderr, "\nnbody6c: %s\n", err);
+    runlog_close(&c->lg);
+    run_end(c->s);
+    return rc;
 }
 
 int run_deck(const deck *dk, const run_options *o)
 {
     char err[1024] = "";
     int n = dk->n;
+    const char *dir = o->out_dir ? o->out_dir : "nbody6c-run";
     if (o->threads > 0) omp_set_num_threads(o->threads);
 
     double *m = malloc(sizeof(double) * n);
@@ -156,38 +338,157 @@ int run_deck(const deck *dk, const run_options *o)
         fprintf(stderr, "nbody6c: %s\n", err);
         goto early;
     }
-    rc = prepare_out_dir(o->out_dir, o->force);
+    rc = prepare_out_dir(dir, o->force);
     if (rc != EXIT_OK) goto early;
     if (dk->kz[22] == 1) {
         char p[4096];
-        snprintf(p, sizeof p, "%s/dat.10", o->out_dir);
+        snprintf(p, sizeof p, "%s/dat.10", dir);
         if (bodyfile_write(p, n, m, (const double(*)[3])x, (const double(*)[3])v)) {
             fprintf(stderr, "nbody6c: %s: cannot write the initial conditions: %s\n", p, strerror(errno));
             rc = EXIT_RUN_FAILURE;
             goto early;
         }
     }
-    diag d;
-    sim *s = run_start(dk, n, m, (const double(*)[3])x, (const double(*)[3])v, o, &d, err, sizeof err);
+    run_ctx c;
+    ctx_init(&c, dk, o, dir);
+    c.s = run_start(dk, n, m, (const double(*)[3])x, (const double(*)[3])v, o, &c.d, err, sizeof err);
     free(m); free(x); free(v);
-    if (!s) {
+    if (!c.s) {
         fprintf(stderr, "nbody6c: %s\n", err);
         return o->gpu.mode == GPUNB_REQUIRED ? EXIT_BAD_INPUT : EXIT_RUN_FAILURE;
     }
-    runlog lg = {0};
-    lg.quiet = o->quiet;
-    rc = EXIT_RUN_FAILURE;
-    if (runlog_open(&lg, o->out_dir, s, o->deck_path, dk->notes, err, sizeof err)) goto fail;
-    runlog_check(&lg, s, &d, 1);
-    if (integrate(s, &lg, &d, err, sizeof err)) goto fail;
-    if (runlog_summary(&lg, o->out_dir, s, &d, err, sizeof err)) goto fail;
-    rc = EXIT_OK;
-fail:
-    if (rc != EXIT_OK) fprintf(stderr, "\nnbody6c: %s\n", err);
-    runlog_close(&lg);
-    run_end(s);
-    return rc;
+    if (runlog_open(&c.lg, dir, c.s, o->deck_path, dk->notes, err, sizeof err) == 0) {
+        runlog_check(&c.lg, c.s, &c.d, 1);
+        c.rs.tcheck = next_multiple(0.0, c.s->p.dtadj);
+        c.rs.tout = next_multiple(0.0, c.s->p.deltat);
+        if (write_snapshot(&c, 0, err, sizeof err) == 0) return run_ctx_go(&c);
+    }
+    fprintf(stderr, "\nnbody6c: %s\n", err);
+    runlog_close(&c.lg);
+    run_end(c.s);
+    return EXIT_RUN_FAILURE;
 early:
     free(m); free(x); free(v);
     return rc;
+}
+
+/* ---- restarts ---------------------------------------------------------- */
+
+/* NBODY6's restart lines (KSTART 3-5): values <= 0 keep the saved ones.
+ * Notes what changed in the log. */
+static void apply_restart_deck(run_ctx *c, const deck *rd)
+{
+    sim *s = c->s;
+    deck *dk = &c->dk;
+    if (rd->tcomp > 0.0) dk->tcomp = rd->tcomp;
+    if (rd->has_restart_times) {
+        if (rd->r_dtadj > 0.0) s->p.dtadj = dk->dtadj = rd->r_dtadj;
+        if (rd->r_deltat > 0.0) s->p.deltat = dk->deltat = rd->r_deltat;
+        if (rd->r_tadj > 0.0) c->rs.tcheck = rd->r_tadj;
+        if (rd->r_tnext > 0.0) c->rs.tout = rd->r_tnext;
+        if (rd->r_tcrit > 0.0) s->p.tcrit = dk->tcrit = rd->r_tcrit;
+        if (rd->r_qe > 0.0) s->p.qe = dk->qe = rd->r_qe;
+        if (rd->r_j >= 1 && rd->r_j <= DECK_NKZ) {
+            dk->kz[rd->r_j] = rd->r_kzj;
+            if (rd->r_j == 40) s->p.kz40 = rd->r_kzj;
+        }
+    }
+    if (rd->has_restart_accuracy) {
+        if (rd->r_etai > 0.0) s->p.etai = dk->etai = rd->r_etai;
+        if (rd->r_etar > 0.0) s->p.etar = dk->etar = rd->r_etar;
+        if (rd->r_etau > 0.0) s->p.etau = dk->etau = rd->r_etau;
+        if (rd->r_dtmin > 0.0) {
+            s->p.dtmin = dk->dtmin = rd->r_dtmin;
+            s->smin = 2.0 * s->p.dtmin;
+        }
+        if (rd->r_rmin > 0.0) s->p.rmin = dk->rmin = rd->r_rmin;
+        if (rd->r_ncrit > 0) dk->ncrit = rd->r_ncrit;
+    }
+    /* a check or output time already passed would never be met */
+    if (c->rs.tcheck < s->time) c->rs.tcheck = next_multiple(s->time, s->p.dtadj);
+    if (c->rs.tout < s->time) c->rs.tout = next_multiple(s->time, s->p.deltat);
+    runlog_note(&c->lg, "restart deck KSTART = %d: TCOMP %g  DTADJ %g  DELTAT %g  next check %g  "
+                "next output %g  TCRIT %g  QE %g  ETAI %g  ETAR %g  ETAU %g  DTMIN %g  RMIN %g  "
+                "NCRIT %d%s", rd->kstart, dk->tcomp, s->p.dtadj, s->p.deltat, c->rs.tcheck,
+                c->rs.tout, s->p.tcrit, s->p.qe, s->p.etai, s->p.etar, s->p.etau, s->p.dtmin,
+                s->p.rmin, dk->ncrit, rd->has_restart_times && rd->r_j >= 1 ? "  (KZ changed)" : "");
+}
+
+/* The force libraries and the block schedule from the host state: every
+ * body's polynomial, every list, the j-range. */
+static int rebuild_libraries(sim *s, const run_options *o, char *err, size_t errlen)
+{
+    if (open_libraries(s, o, err, errlen)) return -1;
+    s->bs = block_create(s);
+    if (!s->bs) {
+        snprintf(err, errlen, "out of memory for the block step");
+        return -1;
+    }
+    startup_send_all(s); /* includes gpunb_set_range(ifirst, ntot) */
+    for (int i = s->ifirst; i < s->ntot; i++) gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
+    block_reschedule(s->bs);
+    return 0;
+}
+
+static void dir_of(const char *path, char *dir, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, len, ".");
+    else if (slash == path) snprintf(dir, len, "/");
+    else snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+static int same_dir(const char *a, const char *b)
+{
+    char ra[PATH_MAX], rb[PATH_MAX];
+    return realpath(a, ra) && realpath(b, rb) && strcmp(ra, rb) == 0;
+}
+
+int run_restart(const deck *rd, const run_options *o)
+{
+    char err[1024] = "", ckdir[4096];
+    if (o->threads > 0) omp_set_num_threads(o->threads);
+    deck saved;
+    run_state rs;
+    sim *s = checkpoint_read(o->restart_path, &saved, &rs, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "nbody6c: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    dir_of(o->restart_path, ckdir, sizeof ckdir);
+    const char *dir = o->out_dir ? o->out_dir : ckdir;
+    int same = same_dir(dir, ckdir);
+    if (!same) {
+        int rc = prepare_out_dir(dir, o->force);
+        if (rc != EXIT_OK) {
+            sim_free(s);
+            return rc;
+        }
+    }
+    run_ctx c;
+    ctx_init(&c, &saved, o, dir);
+    c.s = s;
+    c.rs = rs;
+    c.d = rs.last;
+    if (rebuild_libraries(s, o, err, sizeof err)) {
+        fprintf(stderr, "nbody6c: %s\n", err);
+        run_end(s);
+        return o->gpu.mode == GPUNB_REQUIRED ? EXIT_BAD_INPUT : EXIT_RUN_FAILURE;
+    }
+    if (!same || runlog_reopen(&c.lg, dir, (long long)rs.log_bytes) != 0) {
+        if (runlog_open(&c.lg, dir, s, o->restart_path, saved.notes, err, sizeof err)) {
+            fprintf(stderr, "nbody6c: %s\n", err);
+            run_end(s);
+            return EXIT_RUN_FAILURE;
+        }
+    }
+    c.lg.e0 = rs.e0;
+    c.lg.eprev = rs.eprev;
+    c.lg.de_sum_abs = rs.de_sum_abs;
+    c.lg.de_last = rs.de_last;
+    runlog_note(&c.lg, "restart from %s at t = %.17g (nbody6c %s; gpunb %s, gpuirr %s, %d threads)",
+                o->restart_path, s->time, NBODY6C_VERSION, gpunb_backend(s->nb),
+                gpuirr_backend(s->irr), omp_get_max_threads());
+    if (rd) apply_restart_deck(&c, rd);
+    return run_ctx_go(&c);
 }

@@ -18,6 +18,13 @@ typedef struct run_options {
     int quiet;               /* no progress line */
     gpunb_config gpu;
     gpuirr_simd simd;
+    /* ---- snapshots, checkpoints, restarts (snapshot.h, checkpoint.h) ---- */
+    const char *restart_path;  /* --restart FILE: continue that checkpoint */
+    double checkpoint_every;   /* minutes of wall time between checkpoints; 0: 60, < 0: never */
+    int checkpoint_at_dtadj;   /* also a checkpoint at every energy check */
+    int no_snapshots;          /* --snapshots off */
+    /* ---- KS ---- */
+    int ks_off;                /* 1: no KS regularisation (comparisons, benchmarks) */
 } run_options;
 
 /* Exit codes of the program. */
@@ -35,7 +42,16 @@ struct sim *run_start(const deck *d, int n, const double *m, const double (*x)[3
 int run_advance(struct sim *s, double t, char *err, size_t errlen);
 void run_end(struct sim *s);
 
-/* Runs the deck d.  Returns one of the exit codes; messages on stderr. */
+/* Runs the deck d.  Returns one of the exit codes; messages on stderr.
+ * o->out_dir NULL: "nbody6c-run".  A run stopped early (SIGTERM, SIGINT,
+ * TCOMP, STOP file, NCRIT) writes a checkpoint and returns EXIT_OK; log.txt
+ * and summary.json ("stop_reason") say why. */
 int run_deck(const deck *d, const run_options *o);
+
+/* Continues the checkpoint o->restart_path.  rd: an NBODY6 restart deck
+ * (KSTART 2-5) whose new values replace the saved ones (values <= 0 keep
+ * them), or NULL to continue as saved.  o->out_dir NULL: the checkpoint's
+ * folder (log.txt there continues). */
+int run_restart(const deck *rd, const run_options *o);
 
 #endif

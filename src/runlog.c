@@ -2,8 +2,10 @@
  * written to a temporary name and renamed, so a summary is whole or absent. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <omp.h>
 #include "runlog.h"
 #include "version.h"
@@ -113,9 +115,21 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
     fprintf(f, "  \"wall_startup_s\": %.6g,\n", s->tm.startup);
     fprintf(f, "  \"wall_regular_s\": %.6g,\n", s->tm.regular);
     fprintf(f, "  \"wall_irregular_s\": %.6g,\n", s->tm.irregular);
+    /* where the block steps' wall time went, and how often the schedule was
+     * refilled (a restart rebuilds the schedule, so that count may differ) */
+    fprintf(f, "  \"wall_profile_s\": {\"schedule\": %.4g, \"predict\": %.4g, \"irregular_force\": %.4g, "
+               "\"irregular_corrector\": %.4g, \"regular_force\": %.4g, \"new_list_irregular\": %.4g, "
+               "\"regular_corrector\": %.4g, \"send\": %.4g, \"schedule_fills\": %lld},\n",
+            s->tm.p_sched, s->tm.p_predict, s->tm.p_firr, s->tm.p_corr, s->tm.p_regf, s->tm.p_firr_new,
+            s->tm.p_corr_reg, s->tm.p_send, (long long)s->cnt.schedule_fills);
+    fprintf(f, "  \"blocks_regular\": %lld,\n", (long long)s->cnt.blocks_regular);
     fprintf(f, "  \"threads\": %d,\n", omp_get_max_threads());
     fprintf(f, "  \"gpunb_backend\": \"%s\",\n", gpunb_backend(s->nb));
-    fprintf(f, "  \"gpuirr_backend\": \"%s\"\n", gpuirr_backend(s->irr));
+    fprintf(f, "  \"gpuirr_backend\": \"%s\",\n", gpuirr_backend(s->irr));
+    /* ---- early stops (runctl.h) ---- */
+    fprintf(f, "  \"finished\": %s,\n", r->stop_reason ? "false" : "true");
+    fprintf(f, "  \"stop_reason\": \"%s\",\n", r->stop_reason ? r->stop_reason : "tcrit");
+    fprintf(f, "  \"t_stop\": %.17g\n", s->time);
     fprintf(f, "}\n");
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
@@ -130,4 +144,40 @@ void runlog_close(runlog *r)
 {
     if (r->log) fclose(r->log);
     r->log = NULL;
+}
+
+/* ---- restarts and early stops ---------------------------------------------- */
+
+int runlog_reopen(runlog *r, const char *dir, long long bytes)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/log.txt", dir);
+    FILE *f = fopen(path, "r+");
+    if (!f) return -1;
+    if (fseek(f, 0, SEEK_END) != 0 || ftell(f) < bytes || ftruncate(fileno(f), bytes) != 0 ||
+        fseek(f, 0, SEEK_END) != 0) {
+        fclose(f);
+        return -1;
+    }
+    r->log = f;
+    return 0;
+}
+
+void runlog_note(runlog *r, const char *fmt, ...)
+{
+    if (!r->log) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("# ", r->log);
+    vfprintf(r->log, fmt, ap);
+    fputc('\n', r->log);
+    va_end(ap);
+    fflush(r->log);
+}
+
+long long runlog_bytes(runlog *r)
+{
+    if (!r->log) return 0;
+    fflush(r->log);
+    return (long long)ftell(r->log);
 }

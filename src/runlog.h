@@ -15,6 +15,8 @@ typedef struct runlog {
     double de_sum_abs;   /* sum over checks of |dE/E| */
     double de_last;      /* last interval's dE/max(T,|E|) */
     double wall0;        /* wall clock at the start of the integration */
+    /* ---- restarts and early stops (checkpoint.h, runctl.h) ---- */
+    const char *stop_reason; /* summary.json "stop_reason"; NULL: "tcrit" (finished) */
 } runlog;
 
 /* Opens DIR/log.txt (already checked by the caller) and writes the header. */
@@ -26,5 +28,15 @@ void runlog_progress(const runlog *r, const sim *s, const diag *d);
 int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d,
                    char *err, size_t errlen);
 void runlog_close(runlog *r);
+
+/* ---- restarts and early stops ---- */
+/* Continues DIR/log.txt of a restarted run: cut to `bytes` (what belonged to
+ * the checkpoint's state) and append.  Returns 0, or -1 when the file is
+ * missing or shorter (the caller then starts a new log). */
+int runlog_reopen(runlog *r, const char *dir, long long bytes);
+/* A comment line "# ..." (checkpoints, stops, restarts). */
+void runlog_note(runlog *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The log's length so far (for the checkpoint). */
+long long runlog_bytes(runlog *r);
 
 #endif

@@ -11,10 +11,11 @@
  *
  * so the block step integrates the slots [ifirst, ntot) with ifirst =
  * 2*npairs and ntot = n + npairs, and the force libraries see exactly that
- * range as j-bodies.  Only the KS module (to come) forms and ends pairs,
- * swapping bodies into the first slots; every body keeps its `name` (1..N,
- * NBODY6's NAME), which is what users see in output.  Until KS lands npairs
- * is 0 and the layout is just the N singles.
+ * range as j-bodies.  Only ks_pairs.c forms and ends pairs, swapping
+ * bodies into the first slots and relabelling every list; every body keeps
+ * its `name` (1..N, NBODY6's NAME; a c.m. is N + the name of its first
+ * component), which is what users see in output.  The pairs' orbits and
+ * perturbers are in s->ks (ks_state.h).
  *
  * Force polynomials are physical (acceleration, jerk, 2nd and 3rd
  * derivatives), split into irregular (neighbours, at t0) and regular (the
@@ -45,15 +46,20 @@ typedef struct params {
     int nbmax;         /* hard cap of a list */
     int npact;         /* block size up to which only active bodies are predicted */
     int fixed_radius;  /* keep every neighbour radius as set (tests: all bodies neighbours) */
+    /* ---- KS (ks.h) ---- */
+    int ks_off;        /* 1: no KS regularisation (benchmarks, comparisons); default 0 */
 } params;
 
 typedef struct timers {
     double regular, irregular, total, startup;
+    /* where a block step's time goes (block.c), for tuning */
+    double p_predict, p_firr, p_corr, p_regf, p_firr_new, p_corr_reg, p_send, p_sched;
 } timers;
 
 typedef struct counters {
     int64_t steps_irr, steps_reg, blocks;
     int64_t nb_overflow_retries;
+    int64_t blocks_regular, schedule_fills;
 } counters;
 
 typedef struct sim {
@@ -101,6 +107,10 @@ typedef struct sim {
 
     /* scratch for the block step (owned by block.c) */
     struct block_scratch *bs;
+
+    /* ---- KS (ks.h, ks_state.h; owned by the ks_*.c modules) ---- */
+    struct ks_state *ks;    /* the pairs, their orbits and perturbers, counters */
+    double rhod;            /* core density in units of M/RSCALE^3 (checks.c; KZ(16)) */
 } sim;
 
 /* Allocates a run for n bodies (masses, positions, velocities copied) with

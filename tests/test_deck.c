@@ -98,10 +98,10 @@ static void check_input_deck(const expected *e)
     CHECK(d.q == 0.5 && d.vxrot == 0.0 && d.vzrot == 0.0 && d.rtide == 0.0 && d.smax == e->smax,
           "%s line 8: %g %g %g %g %g", e->path, d.q, d.vxrot, d.vzrot, d.rtide, d.smax);
     CHECK(!d.has_restart_times && !d.has_restart_accuracy, "%s is a new run", e->path);
-    CHECK(strstr(d.notes, "KZ(2) = 1") && strstr(d.notes, "KZ(16) = 1") &&
-              strstr(d.notes, "KZ(21) = 1") && !strstr(d.notes, "KZ(5)") &&
-              !strstr(d.notes, "KZ(40)"),
-          "%s notes KZ(2), KZ(16), KZ(21) only", e->path);
+    /* KZ(2) = 1 (checkpoints) and KZ(16) = 1 (KS thresholds) are implemented */
+    CHECK(strstr(d.notes, "KZ(21) = 1") && !strstr(d.notes, "KZ(2)") && !strstr(d.notes, "KZ(16)") &&
+              !strstr(d.notes, "KZ(5)") && !strstr(d.notes, "KZ(40)"),
+          "%s notes KZ(21) only", e->path);
 }
 
 static void test_input_decks(void)
@@ -400,16 +400,16 @@ static void test_restart(void)
 {
     deck d;
     char err[512];
-    int rc = parse("5 100.0\n1.0 2.0 0 0 10.0 1.0E-5 2 1 DTADJ ... KZ(J)\n"
+    int rc = parse("5 100.0\n1.0 2.0 0 0 10.0 1.0E-5 2 2 DTADJ ... KZ(J)\n"
                    "0.01 0.02 0.1 -1 0 5 ETAI ... NCRIT\n" L3,
                    &d, err, sizeof err);
     CHECK(rc == 0 && d.kstart == 5 && d.tcomp == 100.0 && d.has_restart_times &&
               d.r_dtadj == 1.0 && d.r_deltat == 2.0 && d.r_tadj == 0 && d.r_tnext == 0 &&
-              d.r_tcrit == 10.0 && d.r_qe == 1.0e-5 && d.r_j == 2 && d.r_kzj == 1 &&
+              d.r_tcrit == 10.0 && d.r_qe == 1.0e-5 && d.r_j == 2 && d.r_kzj == 2 &&
               d.has_restart_accuracy && d.r_etai == 0.01 && d.r_etar == 0.02 && d.r_etau == 0.1 &&
               d.r_dtmin == -1 && d.r_rmin == 0 && d.r_ncrit == 5 && d.n == 0,
           "KSTART = 5 reads the times line then the accuracy line (%s)", rc ? err : "ok");
-    CHECK(strstr(d.notes, "KZ(2) = 1") != NULL, "the restart's KZ(J) is noted: %s", d.notes);
+    CHECK(strstr(d.notes, "KZ(2) = 2") != NULL, "the restart's KZ(J) is noted: %s", d.notes);
 
     rc = parse("3 100.0\n1.0 2.0 0 0 10.0 1.0E-5 0 0\n", &d, err, sizeof err);
     CHECK(rc == 0 && d.has_restart_times && !d.has_restart_accuracy && d.r_tcrit == 10.0,
@@ -447,11 +447,13 @@ static void test_policy(void)
             diag_ok = 0;
     CHECK(diag_ok, "the diagnostics options are diagnostics-only");
 
-    CHECK(kz_status_of(1, 1) == KZ_NOT_ACTIVE_YET && kz_status_of(2, 2) == KZ_NOT_ACTIVE_YET &&
-              kz_status_of(3, 1) == KZ_NOT_ACTIVE_YET && kz_status_of(46, 1) == KZ_NOT_ACTIVE_YET &&
-              kz_status_of(47, 5) == KZ_NOT_ACTIVE_YET && kz_status_of(16, 1) == KZ_NOT_ACTIVE_YET &&
-              kz_status_of(16, 2) == KZ_NOT_ACTIVE_YET && kz_status_of(16, 3) == KZ_REFUSED,
-          "accepted-not-active-yet options");
+    CHECK(kz_status_of(1, 1) == KZ_IMPLEMENTED && kz_status_of(1, -1) == KZ_REFUSED &&
+              kz_status_of(2, 1) == KZ_IMPLEMENTED && kz_status_of(2, 2) == KZ_NOT_ACTIVE_YET &&
+              kz_status_of(2, 3) == KZ_REFUSED && kz_status_of(3, 1) == KZ_IMPLEMENTED &&
+              kz_status_of(46, 1) == KZ_IMPLEMENTED && kz_status_of(47, 5) == KZ_IMPLEMENTED &&
+              kz_status_of(16, 1) == KZ_IMPLEMENTED && kz_status_of(16, 2) == KZ_IMPLEMENTED &&
+              kz_status_of(16, 3) == KZ_REFUSED,
+          "checkpoint, snapshot and KS-threshold options");
     CHECK(kz_status_of(5, 1) == KZ_IMPLEMENTED && kz_status_of(5, 2) == KZ_REFUSED &&
               kz_status_of(5, 5) == KZ_REFUSED && kz_status_of(5, -1) == KZ_REFUSED &&
               kz_status_of(7, 4) == KZ_IMPLEMENTED && kz_status_of(20, 1) == KZ_REFUSED &&
@@ -479,8 +481,8 @@ static void test_policy(void)
     size_t nl = 0;
     for (const char *p = d.notes; *p; p++)
         nl += *p == '\n';
-    /* 1 2 3 46 47 16 (not active), 4 6 9 10 12 21 33 42 44 45 48 (diagnostics), 36 50 */
-    CHECK(rc == 0 && nl == 19 && strlen(d.notes) < sizeof d.notes - 1,
+    /* 4 6 9 10 12 21 33 42 44 45 48 (diagnostics), 36 50 (unused) */
+    CHECK(rc == 0 && nl == 13 && strlen(d.notes) < sizeof d.notes - 1,
           "every accepted option set at once: %zu notes, %zu bytes, none cut", nl,
           strlen(d.notes));
 }
@@ -518,7 +520,8 @@ static void test_doc_table(void)
         else if (strstr(status, "unused in NBODY6"))
             ok = kz_status_of(k, 1) != KZ_REFUSED && kz_status_of(k, -1) != KZ_REFUSED;
         else /* per-value rows (5, 7, 16, 20, 22, 40) are checked in test_policy */
-            ok = k == 5 || k == 7 || k == 16 || k == 20 || k == 22 || k == 40;
+            ok = k == 1 || k == 2 || k == 3 || k == 5 || k == 7 || k == 16 || k == 20 || k == 22 ||
+                 k == 40 || k == 46 || k == 47;
         if (ok)
             agree++;
         else

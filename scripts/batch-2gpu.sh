@@ -1,0 +1,85 @@
+#!/bin/sh
+# batch-2gpu.sh — production runs on a dual-GPU workstation.
+#
+#   scripts/batch-2gpu.sh DECK1 DECK2     two runs at once, one per GPU, the
+#                                         cores split in halves, threads pinned
+#   scripts/batch-2gpu.sh --both DECK     one run over both GPUs, all cores
+#
+# Each run writes to $OUTROOT/<deck name>/ (default: the current folder).  A
+# folder that already holds an unfinished run (checkpoint.bin, summary.json
+# without "finished": true) is continued with --restart, so the same command
+# resumes after a stop (TCOMP, STOP file, SIGTERM, a job time limit).
+# SIGTERM/SIGINT to this script are passed on: every run checkpoints and
+# stops cleanly.  The exit status is the worst of the runs'.
+#
+# Environment: NBODY6C (default bin/nbody6c), CORES (default: all online
+# CPUs; give the physical core count on machines with hyper-threading),
+# OUTROOT (default .), EXTRA (more nbody6c options, e.g. "--checkpoint-every 30").
+set -u
+NBODY6C=${NBODY6C:-bin/nbody6c}
+CORES=${CORES:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)}
+OUTROOT=${OUTROOT:-.}
+EXTRA=${EXTRA:-}
+
+usage() {
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+}
+
+# run_one DECK GPUS FIRST_CORE NCORES: one run, pinned to cores
+# FIRST_CORE .. FIRST_CORE+NCORES-1 and the given GPUs, in the background.
+run_one() {
+    deck=$1 gpus=$2 first=$3 n=$4
+    name=$(basename "$deck"); name=${name%.*}
+    out=$OUTROOT/$name
+    ngpu=$(echo "$gpus" | tr ',' '\n' | wc -l)
+    if [ -f "$out/checkpoint.bin" ] && ! grep -q '"finished": true' "$out/summary.json" 2>/dev/null; then
+        what="--restart $out/checkpoint.bin"
+    else
+        what="--out $out $deck"
+    fi
+    echo "batch-2gpu: $name on GPU $gpus, cores $first-$((first + n - 1)): $NBODY6C $what" >&2
+    # OMP_PLACES "{first}:n:1" = n single-core places from core `first`
+    CUDA_VISIBLE_DEVICES=$gpus OMP_NUM_THREADS=$n OMP_PLACES="{$first}:$n:1" OMP_PROC_BIND=close \
+        "$NBODY6C" --quiet --ngpu "$ngpu" $EXTRA $what >>"$OUTROOT/$name.stdout" 2>>"$OUTROOT/$name.stderr" &
+    pids="$pids $!"
+}
+
+# The two GPUs: 0 and 1, or the first two of CUDA_VISIBLE_DEVICES when a
+# batch system has set it to the GPUs granted to this job.
+GPU_A=0 GPU_B=1
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+    GPU_A=$(echo "$CUDA_VISIBLE_DEVICES" | cut -d, -f1)
+    GPU_B=$(echo "$CUDA_VISIBLE_DEVICES" | cut -d, -f2)
+fi
+
+pids=""
+forward() {
+    for p in $pids; do kill -TERM "$p" 2>/dev/null; done
+}
+trap forward TERM INT
+
+[ $# -ge 1 ] || usage
+mkdir -p "$OUTROOT"
+if [ "$1" = "--both" ]; then
+    [ $# -eq 2 ] || usage
+    run_one "$2" "$GPU_A,$GPU_B" 0 "$CORES"
+elif [ $# -eq 2 ]; then
+    half=$((CORES / 2))
+    [ "$half" -ge 1 ] || half=1
+    run_one "$1" "$GPU_A" 0 "$half"
+    run_one "$2" "$GPU_B" "$half" "$half"
+else
+    usage
+fi
+
+status=0
+for p in $pids; do
+    # wait returns early when a trapped signal arrives: wait again
+    while :; do
+        wait "$p"; rc=$?
+        kill -0 "$p" 2>/dev/null || break
+    done
+    [ "$rc" -gt "$status" ] && status=$rc
+done
+exit $status

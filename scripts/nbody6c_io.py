@@ -1,0 +1,84 @@
+"""nbody6c_io.py - read what an nbody6c run writes: log.txt (one line per
+energy check; the column names are in its last '#' header line) and the HDF5
+snapshots snap.NNNNNN.h5 (layout: docs/SNAPSHOTS.md).  Used by the plot
+scripts next to it; import it in your own analysis too."""
+import glob
+import os
+
+import numpy as np
+
+
+def read_log(path):
+    """The data of log.txt as a dict of numpy arrays keyed by column name
+    ('t', 'E', 'dE_cum', 'rc', 'r1%', 'r10%', 'r50%', 'r90%', ...).  Comment
+    lines (checkpoints, restarts, stops) are skipped; a restart that repeats a
+    time keeps the later line."""
+    names, rows = None, []
+    with open(path) as f:
+        for line in f:
+            if line.startswith('#'):
+                tok = line[1:].split()
+                if len(tok) > 3 and tok[0] == 't' and tok[1] == 'E':
+                    names = tok
+                continue
+            if line.strip():
+                rows.append([float(v) for v in line.split()])
+    if names is None:
+        raise ValueError('%s: no column header line ("#  t  E ...")' % path)
+    data = np.array(rows, dtype=float).reshape(-1, len(names))
+    # keep the last line for each time (a log continued after a restart)
+    _, last = np.unique(data[::-1, 0], return_index=True)
+    data = data[::-1][last]
+    return {n: data[:, k] for k, n in enumerate(names)}
+
+
+def snapshot_files(folder):
+    """The snapshots of a run folder, in order."""
+    return sorted(glob.glob(os.path.join(folder, 'snap.*.h5')))
+
+
+def read_snapshot(path):
+    """One snapshot as a dict: 'time', 'time_myr', attributes by name
+    ('RDENS', 'RC', 'RH', 'TSTAR', ...), and arrays 'x' (N, 3), 'v' (N, 3),
+    'm' (N), 'name' (N), sorted by name; KS pair table as 'ks_*' when present."""
+    import h5py
+    with h5py.File(path, 'r') as f:
+        step = [k for k in f.keys() if k.startswith('Step#')][0]
+        g = f[step]
+        out = {k: g.attrs[k] for k in g.attrs}
+        out['time'] = float(g.attrs['Time'])
+        out['time_myr'] = float(g.attrs['Time_Myr'])
+        out['x'] = np.stack([g['X%d' % k][()] for k in (1, 2, 3)], axis=1)
+        out['v'] = np.stack([g['V%d' % k][()] for k in (1, 2, 3)], axis=1)
+        out['m'] = g['M'][()]
+        out['name'] = g['NAM'][()]
+        for k in g.keys():
+            if k.startswith('KS_'):
+                out[k.lower()] = g[k][()]
+    return out
+
+
+def snapshot_at(folder, t):
+    """The snapshot of a run folder whose time is closest to t (N-body)."""
+    import h5py
+    best, dt = None, None
+    for p in snapshot_files(folder):
+        with h5py.File(p, 'r') as f:
+            step = [k for k in f.keys() if k.startswith('Step#')][0]
+            ts = float(f[step].attrs['Time'])
+        if dt is None or abs(ts - t) < dt:
+            best, dt = p, abs(ts - t)
+    if best is None:
+        raise ValueError('%s: no snapshots (snap.*.h5)' % folder)
+    return best
+
+
+def time_unit_myr(folder):
+    """T* in Myr from the run's first snapshot (None when there is none)."""
+    files = snapshot_files(folder)
+    if not files:
+        return None
+    import h5py
+    with h5py.File(files[0], 'r') as f:
+        step = [k for k in f.keys() if k.startswith('Step#')][0]
+        return float(f[step].attrs['TSTAR'])

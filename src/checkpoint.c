@@ -1,0 +1,550 @@
+/* checkpoint.c — encodes and decodes the whole run state (checkpoint.h has
+ * the file layout).  Encoding builds the file in memory, so the checksum
+ * covers exactly what is written; decoding verifies the whole file before it
+ * reads a single field, then checks every size and index it reads. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "checkpoint.h"
+#include "durable.h"
+#include "ks.h"
+#include "ks_state.h"
+
+#define HEADER_SIZE 32u
+#define TRAILER_SIZE 16u
+#define BOM 0x01020304u
+#define SEC_REQUIRED 1u
+
+void checkpoint_path(char *buf, size_t len, const char *dir)
+{
+    snprintf(buf, len, "%s/checkpoint.bin", dir);
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+typedef struct wbuf {
+    unsigned char *p;
+    size_t len, cap;
+    int oom;
+} wbuf;
+
+static void put(wbuf *w, const void *d, size_t n)
+{
+    if (w->oom) return;
+    if (w->len + n > w->cap) {
+        size_t c = w->cap ? w->cap : 1 << 16;
+        while (c < w->len + n) c *= 2;
+        unsigned char *q = realloc(w->p, c);
+        if (!q) {
+            w->oom = 1;
+            return;
+        }
+        w->p = q;
+        w->cap = c;
+    }
+    if (n) memcpy(w->p + w->len, d, n);
+    w->len += n;
+}
+static void put_u32(wbuf *w, uint32_t v) { put(w, &v, 4); }
+static void put_i64(wbuf *w, int64_t v) { put(w, &v, 8); }
+static void put_f64(wbuf *w, double v) { put(w, &v, 8); }
+
+/* Starts a section; returns where its length goes. */
+static size_t sec_begin(wbuf *w, const char tag[4], uint32_t flags)
+{
+    put(w, tag, 4);
+    put_u32(w, flags);
+    size_t at = w->len;
+    put_i64(w, 0);
+    return at;
+}
+static void sec_end(wbuf *w, size_t at)
+{
+    if (w->oom) return;
+    uint64_t len = w->len - (at + 8);
+    memcpy(w->p + at, &len, 8);
+}
+
+/* The deck's values, in one fixed order for both directions. */
+#define DECK_REALS(X) X(tcomp) X(etai) X(etar) X(rs0) X(dtadj) X(deltat) X(tcrit) X(qe) \
+    X(rbar) X(zmbar) X(dtmin) X(rmin) X(etau) X(eclose) X(gmin) X(gmax) X(alphas) X(body1) \
+    X(bodyn) X(zmet) X(epoch0) X(dtplot) X(q) X(vxrot) X(vzrot) X(rtide) X(smax)
+#define DECK_INTS(X) X(kstart) X(n) X(nfix) X(ncrit) X(nrand) X(nnbmax) X(nrun) X(nbin0) X(nhi0)
+#define PARAM_REALS(X) X(etai) X(etar) X(rs0) X(dtadj) X(deltat) X(tcrit) X(qe) X(smax) \
+    X(dtmin) X(rmin) X(etau) X(eclose) X(gmin) X(gmax)
+#define PARAM_INTS(X) X(nnbmax0) X(kz40) X(nbmax) X(npact) X(fixed_radius) X(ks_off)
+#define SIM_INTS(X) X(n) X(npairs) X(ifirst) X(ntot) X(cap) X(nbmax) X(nc)
+#define SIM_REALS(X) X(time) X(mtot) X(mmean) X(nnbmax) X(znbmin) X(znbmax) X(alpha) \
+    X(rscale) X(tcr) X(rsmin) X(xd[0]) X(xd[1]) X(xd[2]) X(rc) X(rc2) X(vc) X(smin) X(rhod)
+#define SIM_COUNTERS(X) X(steps_irr) X(steps_reg) X(blocks) X(nb_overflow_retries) X(blocks_regular) \
+    X(schedule_fills)
+#define SIM_TIMERS(X) X(regular) X(irregular) X(total) X(startup) X(p_predict) X(p_firr) X(p_corr) \
+    X(p_regf) X(p_firr_new) X(p_corr_reg) X(p_send) X(p_sched)
+#define BODY_REALS(X) X(m) X(tpred) X(t0) X(t0r) X(dt) X(dtr) X(rs)
+#define BODY_VECS(X) X(x0) X(v0) X(x) X(v) X(a) X(j) X(fi) X(fid) X(d2) X(d3) X(fr) X(frd) \
+    X(d2r) X(d3r)
+#define RUN_REALS(X) X(tcheck) X(tout) X(e0) X(eprev) X(de_sum_abs) X(de_last)
+#define RUN_INTS(X) X(nout) X(nsnap) X(nckpt) X(log_bytes)
+#define DIAG_REALS(X) X(t) X(kin) X(pot) X(etot) X(qvir) X(xd[0]) X(xd[1]) X(xd[2]) X(rc) \
+    X(vc) X(nbmean)
+
+static void encode_deck(wbuf *w, const deck *dk)
+{
+    size_t at = sec_begin(w, "DECK", SEC_REQUIRED);
+#define W_REAL(f) put_f64(w, dk->f);
+#define W_INT(f) put_i64(w, dk->f);
+    DECK_REALS(W_REAL)
+    DECK_INTS(W_INT)
+    put_u32(w, DECK_NKZ);
+    for (int k = 1; k <= DECK_NKZ; k++) put_i64(w, dk->kz[k]);
+    uint32_t nl = (uint32_t)strnlen(dk->notes, sizeof dk->notes);
+    put_u32(w, nl);
+    put(w, dk->notes, nl);
+    sec_end(w, at);
+}
+
+static void encode_sim(wbuf *w, const sim *s)
+{
+    size_t at = sec_begin(w, "PARM", SEC_REQUIRED);
+#define W_PREAL(f) put_f64(w, s->p.f);
+#define W_PINT(f) put_i64(w, s->p.f);
+    PARAM_REALS(W_PREAL)
+    PARAM_INTS(W_PINT)
+    sec_end(w, at);
+
+    at = sec_begin(w, "SIMS", SEC_REQUIRED);
+#define W_SINT(f) put_i64(w, s->f);
+#define W_SREAL(f) put_f64(w, s->f);
+#define W_CNT(f) put_i64(w, s->cnt.f);
+#define W_TM(f) put_f64(w, s->tm.f);
+    SIM_INTS(W_SINT)
+    SIM_REALS(W_SREAL)
+    SIM_COUNTERS(W_CNT)
+    SIM_TIMERS(W_TM)
+    sec_end(w, at);
+
+    size_t nt = (size_t)s->ntot;
+    at = sec_begin(w, "BODY", SEC_REQUIRED);
+    put(w, s->name, sizeof(int) * nt);
+    put(w, s->nnb, sizeof(int) * nt);
+#define W_BREAL(f) put(w, s->f, sizeof(double) * nt);
+#define W_BVEC(f) put(w, s->f, sizeof(vec3) * nt);
+    BODY_REALS(W_BREAL)
+    BODY_VECS(W_BVEC)
+    sec_end(w, at);
+
+    at = sec_begin(w, "LIST", SEC_REQUIRED);
+    for (int i = 0; i < s->ntot; i++) put(w, sim_list(s, i), sizeof(int) * (size_t)s->nnb[i]);
+    sec_end(w, at);
+}
+
+static void encode_run(wbuf *w, const run_state *rs)
+{
+    size_t at = sec_begin(w, "RUNS", SEC_REQUIRED);
+#define W_RREAL(f) put_f64(w, rs->f);
+#define W_RINT(f) put_i64(w, rs->f);
+#define W_DREAL(f) put_f64(w, rs->last.f);
+    RUN_REALS(W_RREAL)
+    RUN_INTS(W_RINT)
+    DIAG_REALS(W_DREAL)
+    put_i64(w, rs->last.nc);
+    put_u32(w, NLAGR);
+    for (int k = 0; k < NLAGR; k++) put_f64(w, rs->last.rlagr[k]);
+    sec_end(w, at);
+}
+
+/* KS pairs (ks_state.h): counters, then per pair its orbit (the struct's
+ * bytes: its size is recorded, and a build with another layout refuses the
+ * file), perturber list, flags and resolved state. */
+#define KSPAIR_REALS(X) X(tres) X(xcm[0]) X(xcm[1]) X(xcm[2]) X(vcm[0]) X(vcm[1]) X(vcm[2]) \
+    X(x1[0]) X(x1[1]) X(x1[2]) X(v1[0]) X(v1[1]) X(v1[2]) X(x2[0]) X(x2[1]) X(x2[2]) \
+    X(v2[0]) X(v2[1]) X(v2[2])
+
+static void encode_ks(wbuf *w, const sim *s)
+{
+    const ks_state *k = s->ks;
+    size_t at = sec_begin(w, "KSST", SEC_REQUIRED);
+    put_u32(w, (uint32_t)sizeof(ks_orbit));
+    put_i64(w, k->kz16);
+    put_f64(w, k->ebh);
+    put_i64(w, k->formed);
+    put_i64(w, k->terminated);
+    put_i64(w, k->steps);
+    put_i64(w, s->npairs);
+    for (int q = 0; q < s->npairs; q++) {
+        const ks_pair *p = &k->pair[q];
+        put(w, &p->o, sizeof p->o);
+        put_i64(w, p->np);
+        put(w, p->plist, sizeof(int) * (size_t)p->np);
+        put_i64(w, p->terminate);
+        put_i64(w, p->renew);
+#define W_KREAL(f) put_f64(w, p->f);
+        KSPAIR_REALS(W_KREAL)
+    }
+    sec_end(w, at);
+}
+
+unsigned char *checkpoint_encode(const sim *s, const deck *dk, const run_state *rs, size_t *len)
+{
+    wbuf w = {0};
+    put(&w, CHECKPOINT_MAGIC, 8);
+    put_u32(&w, CHECKPOINT_VERSION);
+    put_u32(&w, BOM);
+    put_u32(&w, HEADER_SIZE);
+    put_u32(&w, s->ks ? 7 : 6); /* sections */
+    put_i64(&w, 0); /* file length, set below */
+    encode_deck(&w, dk);
+    encode_sim(&w, s);
+    encode_run(&w, rs);
+    if (s->ks) encode_ks(&w, s);
+    put(&w, CHECKPOINT_TRAILER, 8);
+    put_i64(&w, 0);
+    if (w.oom) {
+        free(w.p);
+        return NULL;
+    }
+    uint64_t total = w.len;
+    memcpy(w.p + 24, &total, 8);
+    uint64_t h = durable_fnv64(DURABLE_FNV_INIT, w.p, w.len - 8);
+    memcpy(w.p + w.len - 8, &h, 8);
+    *len = w.len;
+    return w.p;
+}
+
+int checkpoint_write(const char *path, const sim *s, const deck *dk, const run_state *rs,
+                     int64_t seq, char *err, size_t errlen)
+{
+    size_t len;
+    unsigned char *buf = checkpoint_encode(s, dk, rs, &len);
+    if (!buf) {
+        snprintf(err, errlen, "%s: out of memory for the checkpoint", path);
+        return -1;
+    }
+    int rc = durable_write(path, buf, len, "checkpoint", seq, err, errlen);
+    free(buf);
+    return rc;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+typedef struct rbuf {
+    const unsigned char *p;
+    size_t len, pos;
+    int bad;
+} rbuf;
+
+static void get(rbuf *r, void *d, size_t n)
+{
+    if (r->bad || n > r->len - r->pos) {
+        r->bad = 1;
+        memset(d, 0, n);
+        return;
+    }
+    memcpy(d, r->p + r->pos, n);
+    r->pos += n;
+}
+static uint32_t get_u32(rbuf *r) { uint32_t v; get(r, &v, 4); return v; }
+static int64_t get_i64(rbuf *r) { int64_t v; get(r, &v, 8); return v; }
+static double get_f64(rbuf *r) { double v; get(r, &v, 8); return v; }
+
+typedef struct section {
+    char tag[5];
+    rbuf body;
+} section;
+
+/* An NBODY6 dump is Fortran unformatted: a record length, the record, the
+ * same length again. */
+static int looks_like_fortran_dump(const unsigned char *b, size_t len)
+{
+    if (len < 12) return 0;
+    uint32_t l1, l2;
+    memcpy(&l1, b, 4);
+    if (l1 == 0 || (size_t)l1 + 8 > len) return 0;
+    memcpy(&l2, b + 4 + l1, 4);
+    return l1 == l2;
+}
+
+static int find_section(const section *sec, int ns, const char *tag)
+{
+    for (int k = 0; k < ns; k++)
+        if (!strcmp(sec[k].tag, tag)) return k;
+    return -1;
+}
+
+static int decode_deck(rbuf *r, deck *dk)
+{
+    memset(dk, 0, sizeof *dk);
+#define R_REAL(f) dk->f = get_f64(r);
+#define R_INT(f) dk->f = (int)get_i64(r);
+    DECK_REALS(R_REAL)
+    DECK_INTS(R_INT)
+    if (get_u32(r) != DECK_NKZ) return -1;
+    for (int k = 1; k <= DECK_NKZ; k++) dk->kz[k] = (int)get_i64(r);
+    uint32_t nl = get_u32(r);
+    if (nl >= sizeof dk->notes) return -1;
+    get(r, dk->notes, nl);
+    dk->notes[nl] = '\0';
+    return r->bad ? -1 : 0;
+}
+
+typedef struct sim_scalars {
+    params p;
+    sim s; /* only the scalars are used */
+} sim_scalars;
+
+static int decode_scalars(rbuf *rp, rbuf *rs_, sim_scalars *o)
+{
+    memset(o, 0, sizeof *o);
+    rbuf *r = rp;
+#define R_PREAL(f) o->p.f = get_f64(r);
+#define R_PINT(f) o->p.f = (int)get_i64(r);
+    PARAM_REALS(R_PREAL)
+    PARAM_INTS(R_PINT)
+    if (r->bad) return -1;
+    r = rs_;
+    sim *s = &o->s;
+#define R_SINT(f) s->f = (int)get_i64(r);
+#define R_SREAL(f) s->f = get_f64(r);
+#define R_CNT(f) s->cnt.f = get_i64(r);
+#define R_TM(f) s->tm.f = get_f64(r);
+    SIM_INTS(R_SINT)
+    SIM_REALS(R_SREAL)
+    SIM_COUNTERS(R_CNT)
+    SIM_TIMERS(R_TM)
+    return r->bad ? -1 : 0;
+}
+
+static int decode_run(rbuf *r, run_state *rs)
+{
+    memset(rs, 0, sizeof *rs);
+#define R_RREAL(f) rs->f = get_f64(r);
+#define R_RINT(f) rs->f = get_i64(r);
+#define R_DREAL(f) rs->last.f = get_f64(r);
+    RUN_REALS(R_RREAL)
+    RUN_INTS(R_RINT)
+    DIAG_REALS(R_DREAL)
+    rs->last.nc = (int)get_i64(r);
+    if (get_u32(r) != NLAGR) return -1;
+    for (int k = 0; k < NLAGR; k++) rs->last.rlagr[k] = get_f64(r);
+    return r->bad ? -1 : 0;
+}
+
+static int decode_bodies(rbuf *rb, rbuf *rl, sim *s)
+{
+    size_t nt = (size_t)s->ntot;
+    get(rb, s->name, sizeof(int) * nt);
+    get(rb, s->nnb, sizeof(int) * nt);
+#define R_BREAL(f) get(rb, s->f, sizeof(double) * nt);
+#define R_BVEC(f) get(rb, s->f, sizeof(vec3) * nt);
+    BODY_REALS(R_BREAL)
+    BODY_VECS(R_BVEC)
+    if (rb->bad || rb->pos != rb->len) return -1;
+    for (int i = 0; i < s->ntot; i++) {
+        if (s->nnb[i] < 0 || s->nnb[i] > s->nbmax) return -1;
+        int *L = sim_list(s, i);
+        get(rl, L, sizeof(int) * (size_t)s->nnb[i]);
+        for (int q = 0; q < s->nnb[i]; q++)
+            if (L[q] < 0 || L[q] >= s->ntot || L[q] == i) return -1;
+    }
+    return rl->bad || rl->pos != rl->len ? -1 : 0;
+}
+
+static int decode_ks(rbuf *r, sim *s)
+{
+    ks_state *k = s->ks;
+    if (get_u32(r) != sizeof(ks_orbit)) return -2;
+    k->kz16 = (int)get_i64(r);
+    k->ebh = get_f64(r);
+    k->formed = get_i64(r);
+    k->terminated = get_i64(r);
+    k->steps = get_i64(r);
+    if (get_i64(r) != s->npairs || s->npairs > k->cap) return -1;
+    for (int q = 0; q < s->npairs && !r->bad; q++) {
+        ks_pair *p = &k->pair[q];
+        get(r, &p->o, sizeof p->o);
+        int64_t np = get_i64(r);
+        if (np < 0 || np > s->nbmax + 2) return -1;
+        p->np = (int)np;
+        if (!p->plist) p->plist = malloc(sizeof(int) * (size_t)(s->nbmax + 2));
+        if (!p->plist) return -1;
+        get(r, p->plist, sizeof(int) * (size_t)np);
+        for (int j = 0; j < p->np; j++)
+            if (p->plist[j] < 0 || p->plist[j] >= s->ntot) return -1;
+        p->terminate = (int)get_i64(r);
+        p->renew = (int)get_i64(r);
+#define R_KREAL(f) p->f = get_f64(r);
+        KSPAIR_REALS(R_KREAL)
+    }
+    return r->bad || r->pos != r->len ? -1 : 0;
+}
+
+sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, deck *dk,
+                       run_state *rs, char *err, size_t errlen)
+{
+    const char *why = NULL;
+    if (len < 8 || memcmp(buf, CHECKPOINT_MAGIC, 8) != 0) {
+        if (looks_like_fortran_dump(buf, len))
+            snprintf(err, errlen, "%s: an NBODY6 restart dump (fort.1, Fortran unformatted): "
+                     "nbody6c continues only from its own checkpoints (checkpoint.bin in a run "
+                     "folder); start the run with nbody6c from the deck instead", name);
+        else
+            snprintf(err, errlen, "%s: not an nbody6c checkpoint (no %s signature)", name,
+                     CHECKPOINT_MAGIC);
+        return NULL;
+    }
+    rbuf r = {buf, len, 8, 0};
+    uint32_t version = get_u32(&r), bom = get_u32(&r), hsize = get_u32(&r), nsec = get_u32(&r);
+    uint64_t flen = (uint64_t)get_i64(&r);
+    if (r.bad || len < HEADER_SIZE + TRAILER_SIZE) why = "shorter than its header";
+    else if (bom != BOM) why = "written on a machine of the other byte order";
+    else if (version != CHECKPOINT_VERSION) {
+        snprintf(err, errlen, "%s: checkpoint format %u, this nbody6c reads format %u only", name,
+                 version, CHECKPOINT_VERSION);
+        return NULL;
+    } else if (hsize != HEADER_SIZE) why = "unexpected header size";
+    else if (flen != len) {
+        snprintf(err, errlen, "%s: truncated or extended checkpoint: %zu bytes, its header says %llu",
+                 name, len, (unsigned long long)flen);
+        return NULL;
+    } else if (memcmp(buf + len - TRAILER_SIZE, CHECKPOINT_TRAILER, 8) != 0) why = "trailer missing";
+    else {
+        uint64_t h, want = durable_fnv64(DURABLE_FNV_INIT, buf, len - 8);
+        memcpy(&h, buf + len - 8, 8);
+        if (h != want) why = "checksum mismatch (the file is corrupted)";
+    }
+    if (why) {
+        snprintf(err, errlen, "%s: refused: %s", name, why);
+        return NULL;
+    }
+
+    /* sections */
+    section sec[32];
+    int ns = 0;
+    r.len = len - TRAILER_SIZE;
+    for (uint32_t k = 0; k < nsec; k++) {
+        char tag[4];
+        get(&r, tag, 4);
+        uint32_t flags = get_u32(&r);
+        uint64_t sl = (uint64_t)get_i64(&r);
+        if (r.bad || sl > r.len - r.pos) {
+            why = "a section runs past the end";
+            break;
+        }
+        int known = 0;
+        const char *tags[] = {"DECK", "PARM", "SIMS", "BODY", "LIST", "RUNS", "KSST"};
+        for (int q = 0; q < 7; q++) known |= !memcmp(tag, tags[q], 4);
+        if (known && ns < 32) {
+            memcpy(sec[ns].tag, tag, 4);
+            sec[ns].tag[4] = '\0';
+            sec[ns].body = (rbuf){r.p + r.pos, (size_t)sl, 0, 0};
+            ns++;
+        } else if (flags & SEC_REQUIRED) {
+            snprintf(err, errlen, "%s: refused: it needs section '%.4s', which this nbody6c does "
+                     "not know (written by a newer version?)", name, tag);
+            return NULL;
+        }
+        r.pos += sl;
+    }
+    if (!why && r.pos != r.len) why = "bytes after the last section";
+    const char *need[] = {"DECK", "PARM", "SIMS", "BODY", "LIST", "RUNS"};
+    int at[6];
+    for (int q = 0; q < 6 && !why; q++)
+        if ((at[q] = find_section(sec, ns, need[q])) < 0) why = "a section is missing";
+    if (why) {
+        snprintf(err, errlen, "%s: refused: %s", name, why);
+        return NULL;
+    }
+
+    sim_scalars sc;
+    if (decode_deck(&sec[at[0]].body, dk) || decode_scalars(&sec[at[1]].body, &sec[at[2]].body, &sc) ||
+        decode_run(&sec[at[5]].body, rs)) {
+        snprintf(err, errlen, "%s: refused: a header section is malformed", name);
+        return NULL;
+    }
+    const sim *h = &sc.s;
+    if (h->n < 1 || h->n > (1 << 30) || h->npairs < 0 || 2 * h->npairs > h->n ||
+        h->ifirst != 2 * h->npairs || h->ntot != h->n + h->npairs || h->nbmax < 1 ||
+        h->nbmax > (1 << 20) || h->nbmax != sc.p.nbmax || dk->n != h->n) {
+        snprintf(err, errlen, "%s: refused: inconsistent sizes (N %d, pairs %d, list cap %d)", name,
+                 h->n, h->npairs, h->nbmax);
+        return NULL;
+    }
+    /* sim_create sizes the arrays and takes the deck's parameters; the saved
+     * values then replace every field */
+    double *m0 = calloc((size_t)h->n, sizeof(double));
+    double(*z)[3] = calloc((size_t)h->n, sizeof(double[3]));
+    sim *s = m0 && z ? sim_create(dk, h->n, m0, (const double(*)[3])z, (const double(*)[3])z, h->nbmax,
+                                  err, errlen) : NULL;
+    free(m0);
+    free(z);
+    if (!s) {
+        if (!m0 || !z) snprintf(err, errlen, "%s: out of memory", name);
+        return NULL;
+    }
+    if (s->cap < h->ntot || s->nbmax != h->nbmax) {
+        snprintf(err, errlen, "%s: refused: %d slots do not fit this build's layout", name, h->ntot);
+        sim_free(s);
+        return NULL;
+    }
+    int cap = s->cap; /* the allocation's own size stays */
+    s->p = sc.p;
+#define C_SINT(f) s->f = h->f;
+    SIM_INTS(C_SINT)
+    SIM_REALS(C_SINT)
+    s->cap = cap;
+    s->cnt = h->cnt;
+    s->tm = h->tm;
+    if (decode_bodies(&sec[at[3]].body, &sec[at[4]].body, s)) {
+        snprintf(err, errlen, "%s: refused: the body or list section is malformed", name);
+        sim_free(s);
+        return NULL;
+    }
+    /* KS: a fresh state from the deck, then the saved pairs */
+    int ks = find_section(sec, ns, "KSST");
+    if (ks_open(s, dk, err, errlen)) {
+        sim_free(s);
+        return NULL;
+    }
+    int krc = ks >= 0 ? decode_ks(&sec[ks].body, s) : (s->npairs ? -1 : 0);
+    if (krc) {
+        snprintf(err, errlen, krc == -2 ? "%s: refused: its KS records come from a build with another "
+                 "KS layout" : "%s: refused: the KS section is malformed or missing", name);
+        ks_close(s);
+        sim_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+sim *checkpoint_read(const char *path, deck *dk, run_state *rs, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        fclose(f);
+        return NULL;
+    }
+    size_t len = (size_t)st.st_size;
+    unsigned char *buf = malloc(len ? len : 1);
+    if (!buf) {
+        snprintf(err, errlen, "%s: out of memory for %zu bytes", path, len);
+        fclose(f);
+        return NULL;
+    }
+    size_t got = fread(buf, 1, len, f);
+    fclose(f);
+    sim *s = NULL;
+    if (got != len)
+        snprintf(err, errlen, "%s: read %zu of %zu bytes", path, got, len);
+    else
+        s = checkpoint_decode(buf, len, path, dk, rs, err, errlen);
+    free(buf);
+    return s;
+}

@@ -1,0 +1,61 @@
+/* ks.h — KS regularisation of close encounters and hard binaries
+ * (ALGORITHMS.md §10): what the rest of the program calls.
+ *
+ * The block step calls ks_advance at the start of each block (the pairs are
+ * integrated up to the block time before the field bodies, as subint.f),
+ * ks_irr_correct after each irregular force (the differential corrections of
+ * §10.9), and ks_block_end at the end (terminations, then new pairs).  The
+ * energy check resolves the pairs with ks_physical_state and adds EBIN.
+ * Layout and bookkeeping: ks_state.h and ks_pairs.c. */
+#ifndef NBODY6C_KS_H
+#define NBODY6C_KS_H
+
+#include "deck.h"
+#include "sim.h"
+
+/* Allocates the KS state of s (s->ks).  Returns 0 or -1 (err). */
+int ks_open(sim *s, const deck *d, char *err, size_t errlen);
+void ks_close(sim *s);
+
+/* Integrates every pair up to time t (KS steps ending at or before t) and
+ * resolves them at t for the force corrections. */
+void ks_advance(sim *s, double t);
+
+/* Adds to the irregular force and jerk of the ni bodies ilist[k] (predicted
+ * at the block time) the corrections of §10.9, using for body k the list
+ * lists[k] of nnb[k] entries. */
+void ks_irr_correct(const sim *s, int ni, const int *ilist, const int *const *lists,
+                    const int *nnb, double (*a)[3], double (*j)[3]);
+
+/* A c.m. body (slot i) took a regular step: its perturbers get renewed. */
+void ks_note_regular(sim *s, int i);
+
+/* Terminations flagged during this block, then new pairs among the block's
+ * members (act[0..nact)) whose step fell below DTMIN.  Returns the number of
+ * changes (the caller reschedules when > 0), or -1 with err. */
+int ks_block_end(sim *s, const int *act, int nact, double t, char *err, size_t errlen);
+
+/* Forms pair (i, j) (two singles) at time t / ends pair k at time t.  Used by
+ * ks_block_end; exposed for tests. */
+int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen);
+int ks_terminate(sim *s, int k, double t, char *err, size_t errlen);
+
+/* Every physical body at s->time: singles at their slots' predicted x, v
+ * (from the arrays x, v of checks_predict_all), KS components resolved.
+ * m, xo, vo have s->n entries.  Returns EBIN = sum m1 m2 h/M and, in
+ * *mutual, sum m1 m2/R (the pairs' own potential, to be left out of POT). */
+double ks_physical_state(sim *s, const double (*x)[3], const double (*v)[3], double *m,
+                         double (*xo)[3], double (*vo)[3], double *mutual);
+
+/* The total energy at s->time as the energy check computes it (pairs
+ * resolved, EBIN included), without the check's side effects. */
+double ks_total_energy(sim *s);
+
+/* Hard binaries (E_b < EBH) and their binding energy (negative). */
+int ks_hard_binaries(const sim *s, double *ebin_hard);
+
+/* KZ(16): RMIN, DTMIN (and SMIN) from the core density (§9), at every energy
+ * check after checks_measure. */
+void ks_auto_params(sim *s);
+
+#endif

@@ -1,0 +1,110 @@
+/* ks_advance.c — every KS pair brought up to the block time (subint.f,
+ * ksint.f): perturbed pairs by KS steps, unperturbed ones by whole Kepler
+ * periods; the perturber list renewed at apocentre, after a c.m. regular
+ * step and at every unperturbed step; the termination tests of
+ * ALGORITHMS.md §10.11 flag a pair, which ks_block_end ends at the block
+ * time. */
+#include <math.h>
+#include "ks.h"
+#include "ks_state.h"
+
+static double udotup(const ks_orbit *o)
+{
+    return o->u[0] * o->up[0] + o->u[1] * o->up[1] + o->u[2] * o->up[2] + o->u[3] * o->up[3];
+}
+
+/* After the perturber list changed: an unperturbed bound pair goes to whole
+ * periods (rectified first, §10.13), a pair leaving that mode is restarted. */
+void ks_set_mode(sim *s, int k)
+{
+    ks_pair *kp = &s->ks->pair[k];
+    ks_pert_ctx ctx = {s, k};
+    ks_pert pf = {ks_pert_eval, &ctx};
+    ks_ctl c = ks_ctl_of(s, k);
+    if (kp->np == 0 && kp->o.h < 0.0) {
+        if (!kp->o.frozen && ks_orbit_ecc(&kp->o) > 0.05) ks_orbit_rectify(&kp->o);
+        int kk = ks_unperturbed_periods(s, k, kp->o.t0);
+        ks_orbit_freeze(&kp->o, kk < 1 ? 1 : kk);
+    } else if (kp->o.frozen) {
+        ks_orbit_poly(&kp->o, &pf, &c);
+    }
+}
+
+/* §10.11 without chain regularisation: a hard pair in a strong interaction
+ * stays regularised (NBODY6 would try a chain). */
+static int wants_termination(sim *s, int k)
+{
+    ks_pair *kp = &s->ks->pair[k];
+    ks_orbit *o = &kp->o;
+    int icm = s->n + k;
+    double R = o->r, g = o->gamma, rmin = s->p.rmin, a = ks_orbit_semi(o);
+    double td = udotup(o); /* > 0: receding */
+    if (R > o->r0 && R > 2.0 * rmin) {
+        if (g > 1e-3 && R > 0.008 * s->rs[icm]) return 1;
+        if (!(kp->np < 0.8 * s->nnb[icm] && g < 0.1)) {
+            if (o->h < -s->p.eclose) {
+                o->r0 = fmin(fmax(2.0 * a, rmin), 5.0 * rmin);
+            } else if (kp->np > 2 && s->nnb[icm] > 2) {
+                return 1;
+            }
+        }
+    }
+    if (o->h > 0.0 && ((R > o->r0 && g > s->p.gmax) || R > 2.0 * rmin || g > 0.5) && td > 0.0)
+        return 1;
+    if (g > 0.05) {
+        if (a > 3.0 * rmin) return 1;
+        if (a < 0.0 && td > 0.0) return 1;
+    }
+    return 0;
+}
+
+void ks_advance(sim *s, double t)
+{
+    if (!s->ks) return;
+    for (int k = 0; k < s->npairs; k++) {
+        ks_pair *kp = &s->ks->pair[k];
+        ks_pert_ctx ctx = {s, k};
+        ks_pert pf = {ks_pert_eval, &ctx};
+        while (kp->o.t0 + kp->o.step <= t) {
+            ks_ctl c = ks_ctl_of(s, k);
+            s->ks->steps++;
+            if (kp->o.frozen) {
+                kp->o.t0 += kp->o.step;
+                ks_select_perturbers(s, k, kp->o.t0);
+                if (kp->np > 0) {
+                    ks_orbit_poly(&kp->o, &pf, &c);
+                } else {
+                    int kk = ks_unperturbed_periods(s, k, kp->o.t0);
+                    kp->o.step = (kk < 1 ? 1 : kk) * kp->o.tk;
+                }
+                continue;
+            }
+            double td0 = udotup(&kp->o);
+            ks_orbit_step(&kp->o, &pf, &c);
+            if (!isfinite(kp->o.h) || !isfinite(kp->o.t0)) {
+                kp->terminate = 1;
+                break;
+            }
+            double td1 = udotup(&kp->o);
+            if ((td0 > 0.0 && td1 <= 0.0) || kp->renew) {
+                ks_select_perturbers(s, k, kp->o.t0);
+                ks_set_mode(s, k);
+            }
+            if (!kp->terminate && wants_termination(s, k)) kp->terminate = 1;
+        }
+        /* a pair to end at this block time gets there exactly now, so that
+         * the forces of this block, an energy check and the components
+         * after the termination all see the same state */
+        if (kp->terminate && kp->o.t0 < t) {
+            ks_ctl c = ks_ctl_of(s, k);
+            ks_orbit_step_to(&kp->o, t, &pf, &c);
+            s->ks->steps++;
+        }
+        ks_resolve_pair(s, k, t);
+    }
+}
+
+void ks_note_regular(sim *s, int i)
+{
+    if (s->ks && i >= s->n && i < s->ntot) s->ks->pair[i - s->n].renew = 1;
+}

@@ -1,0 +1,220 @@
+/* ks_forces.c — the field's view of the KS pairs (ALGORITHMS.md §10.9, §8):
+ * the pairs resolved at the block time, the differential corrections of the
+ * irregular force (a perturbed c.m. feels the mass-weighted force of its
+ * perturbers on the components; a body with a perturbed c.m. on its list
+ * feels the two components instead of the point mass), and the resolved
+ * state and binding energy for the energy check.  GPUIRR and GPUNB see
+ * every c.m. as a point mass; the regular force never resolves pairs. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "checks.h"
+#include "ks.h"
+#include "ks_state.h"
+#include "predict.h"
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+void ks_predict_slot(const sim *s, int i, double t, double x[3], double v[3])
+{
+    if (t == s->t0[i]) {
+        memcpy(x, s->x0[i], sizeof(double) * 3);
+        memcpy(v, s->v0[i], sizeof(double) * 3);
+        return;
+    }
+    predict3(t - s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], x, v);
+}
+
+void ks_predict_slot_high(const sim *s, int i, double t, double x[3], double v[3])
+{
+    double tau = s->t0[i] - s->t0r[i], dt = t - s->t0[i];
+    if (dt == 0.0) {
+        memcpy(x, s->x0[i], sizeof(double) * 3);
+        memcpy(v, s->v0[i], sizeof(double) * 3);
+        return;
+    }
+    double a[3], j[3], a2[3], a3[3];
+    for (int c = 0; c < 3; c++) {
+        /* the regular part carried from t0r to t0 by its own series (§1) */
+        double fr = s->fr[i][c] + tau * (s->frd[i][c] + tau * (s->d2r[i][c] / 2 + tau * s->d3r[i][c] / 6));
+        double frd = s->frd[i][c] + tau * (s->d2r[i][c] + tau * s->d3r[i][c] / 2);
+        double d2r = s->d2r[i][c] + tau * s->d3r[i][c];
+        a[c] = s->fi[i][c] + fr;
+        j[c] = s->fid[i][c] + frd;
+        a2[c] = s->d2[i][c] + d2r;
+        a3[c] = s->d3[i][c] + s->d3r[i][c];
+    }
+    predict5(dt, s->x0[i], s->v0[i], a, j, a2, a3, x, v);
+}
+
+void ks_resolve_pair(sim *s, int k, double t)
+{
+    ks_pair *kp = &s->ks->pair[k];
+    int icm = s->n + k;
+    double m1 = s->m[2 * k], m2 = s->m[2 * k + 1], M = m1 + m2, q[3], qd[3];
+    ks_predict_slot(s, icm, t, kp->xcm, kp->vcm);
+    ks_orbit_predict(&kp->o, t, q, qd);
+    for (int c = 0; c < 3; c++) {
+        kp->x1[c] = kp->xcm[c] + m2 / M * q[c];
+        kp->v1[c] = kp->vcm[c] + m2 / M * qd[c];
+        kp->x2[c] = kp->xcm[c] - m1 / M * q[c];
+        kp->v2[c] = kp->vcm[c] - m1 / M * qd[c];
+    }
+    kp->tres = t;
+}
+
+/* + m (xs - x)/|xs - x|^3 and its derivative */
+static void add_term(double m, const double xs[3], const double vs[3], const double x[3],
+                     const double v[3], double sign, double a[3], double j[3])
+{
+    double r[3] = {xs[0] - x[0], xs[1] - x[1], xs[2] - x[2]};
+    double w[3] = {vs[0] - v[0], vs[1] - v[1], vs[2] - v[2]};
+    double r2 = dot3(r, r), rv = dot3(r, w);
+    double mr3 = sign * m / (r2 * sqrt(r2));
+    for (int c = 0; c < 3; c++) {
+        a[c] += mr3 * r[c];
+        j[c] += mr3 * (w[c] - 3.0 * rv / r2 * r[c]);
+    }
+}
+
+/* The force on the point (x, v) from body src as the force libraries see it
+ * (a point), replaced by its components when src is a perturbed pair:
+ * adds (resolved - point). */
+static void add_source_correction(const sim *s, int src, const double x[3], const double v[3],
+                                  double a[3], double j[3])
+{
+    if (src < s->n) return;
+    const ks_pair *kq = &s->ks->pair[src - s->n];
+    if (!ks_pair_perturbed(kq)) return; /* a point either way */
+    int k = src - s->n;
+    add_term(s->m[2 * k], kq->x1, kq->v1, x, v, 1.0, a, j);
+    add_term(s->m[2 * k + 1], kq->x2, kq->v2, x, v, 1.0, a, j);
+    add_term(s->m[src], kq->xcm, kq->vcm, x, v, -1.0, a, j);
+}
+
+/* Perturbed c.m. i (pair k): sum over perturbers p of the mass-weighted force
+ * on the components minus the force on the c.m. point. */
+static void cm_correction(const sim *s, int k, double t, double a[3], double j[3])
+{
+    const ks_pair *kp = &s->ks->pair[k];
+    double m1 = s->m[2 * k], m2 = s->m[2 * k + 1], M = m1 + m2;
+    for (int n = 0; n < kp->np; n++) {
+        int p = kp->plist[n];
+        double xp[3], vp[3];
+        ks_predict_slot(s, p, t, xp, vp);
+        if (p >= s->n && ks_pair_perturbed(&s->ks->pair[p - s->n])) {
+            const ks_pair *kq = &s->ks->pair[p - s->n];
+            int q = p - s->n;
+            double mq1 = s->m[2 * q], mq2 = s->m[2 * q + 1];
+            add_term(m1 / M * mq1, kq->x1, kq->v1, kp->x1, kp->v1, 1.0, a, j);
+            add_term(m1 / M * mq2, kq->x2, kq->v2, kp->x1, kp->v1, 1.0, a, j);
+            add_term(m2 / M * mq1, kq->x1, kq->v1, kp->x2, kp->v2, 1.0, a, j);
+            add_term(m2 / M * mq2, kq->x2, kq->v2, kp->x2, kp->v2, 1.0, a, j);
+        } else {
+            add_term(m1 / M * s->m[p], xp, vp, kp->x1, kp->v1, 1.0, a, j);
+            add_term(m2 / M * s->m[p], xp, vp, kp->x2, kp->v2, 1.0, a, j);
+        }
+        add_term(s->m[p], xp, vp, kp->xcm, kp->vcm, -1.0, a, j);
+    }
+}
+
+static int in_list(const int *l, int n, int x)
+{
+    for (int q = 0; q < n; q++)
+        if (l[q] == x) return 1;
+    return 0;
+}
+
+void ks_irr_correct(const sim *s, int ni, const int *ilist, const int *const *lists,
+                    const int *nnb, double (*a)[3], double (*j)[3])
+{
+    if (!s->ks || s->npairs == 0) return;
+    double t = s->time;
+#pragma omp parallel for schedule(dynamic, 16) if (ni > 64)
+    for (int k = 0; k < ni; k++) {
+        int i = ilist[k];
+        const ks_pair *ki = NULL;
+        double x[3], v[3];
+        if (i >= s->n) {
+            ki = &s->ks->pair[i - s->n];
+            if (!ks_pair_perturbed(ki)) ki = NULL;
+        }
+        ks_predict_slot(s, i, t, x, v);
+        if (ki) cm_correction(s, i - s->n, t, a[k], j[k]);
+        /* c.m. bodies come last in an ascending list */
+        const int *L = lists[k];
+        for (int q = nnb[k] - 1; q >= 0 && L[q] >= s->n; q--) {
+            int J = L[q];
+            if (ki && in_list(ki->plist, ki->np, J)) continue; /* done above */
+            add_source_correction(s, J, x, v, a[k], j[k]);
+        }
+    }
+}
+
+double ks_physical_state(sim *s, const double (*x)[3], const double (*v)[3], double *m,
+                         double (*xo)[3], double (*vo)[3], double *mutual)
+{
+    double ebin = 0.0, mut = 0.0;
+    double t = s->time;
+    for (int i = s->ifirst; i < s->n; i++) {
+        m[i] = s->m[i];
+        memcpy(xo[i], x[i], sizeof(double) * 3);
+        memcpy(vo[i], v[i], sizeof(double) * 3);
+    }
+    for (int k = 0; k < s->npairs; k++) {
+        const ks_pair *kp = &s->ks->pair[k];
+        int icm = s->n + k, i1 = 2 * k, i2 = 2 * k + 1;
+        double m1 = s->m[i1], m2 = s->m[i2], M = m1 + m2, q[3], qd[3];
+        ks_orbit_predict(&kp->o, t, q, qd);
+        for (int c = 0; c < 3; c++) {
+            xo[i1][c] = x[icm][c] + m2 / M * q[c];
+            vo[i1][c] = v[icm][c] + m2 / M * qd[c];
+            xo[i2][c] = x[icm][c] - m1 / M * q[c];
+            vo[i2][c] = v[icm][c] - m1 / M * qd[c];
+        }
+        m[i1] = m1;
+        m[i2] = m2;
+        double dx[3] = {xo[i1][0] - xo[i2][0], xo[i1][1] - xo[i2][1], xo[i1][2] - xo[i2][2]};
+        mut += m1 * m2 / sqrt(dot3(dx, dx));
+        ebin += m1 * m2 * kp->o.h / M;
+    }
+    *mutual = mut;
+    return ebin;
+}
+
+int ks_hard_binaries(const sim *s, double *ebin_hard)
+{
+    int nh = 0;
+    double e = 0.0;
+    for (int k = 0; s->ks && k < s->npairs; k++) {
+        double m1 = s->m[2 * k], m2 = s->m[2 * k + 1];
+        double eb = m1 * m2 * s->ks->pair[k].o.h / (m1 + m2);
+        if (eb < s->ks->ebh) {
+            nh++;
+            e += eb;
+        }
+    }
+    *ebin_hard = e;
+    return nh;
+}
+
+double ks_total_energy(sim *s)
+{
+    int n = s->n;
+    vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
+    vec3 *xo = malloc(sizeof(vec3) * n), *vo = malloc(sizeof(vec3) * n);
+    double *m = malloc(sizeof(double) * n), *pot = malloc(sizeof(double) * n), mutual = 0.0;
+    checks_predict_all(s, x, v);
+    double e = ks_physical_state(s, (const double(*)[3])x, (const double(*)[3])v, m, xo, vo, &mutual);
+    gpunb_pot(s->nb, n, m, (const double(*)[3])xo, pot);
+    long double w = mutual, kin = 0.0L;
+    for (int i = 0; i < n; i++) w -= 0.5L * m[i] * pot[i];
+    for (int i = s->ifirst; i < s->ntot; i++)
+        kin += 0.5L * s->m[i] * (v[i][0] * v[i][0] + v[i][1] * v[i][1] + v[i][2] * v[i][2]);
+    e += (double)(kin + w);
+    free(x); free(v); free(xo); free(vo); free(m); free(pot);
+    return e;
+}

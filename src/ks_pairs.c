@@ -1,0 +1,555 @@
+/* ks_pairs.c — the only module that forms and ends KS pairs and moves bodies
+ * between slots (layout in sim.h, ks_state.h): the search for a dominant
+ * close partner (ALGORITHMS.md §10.10), formation (ksinit.f), termination
+ * at the block time (ksterm.f), the relabelling of every neighbour and
+ * perturber list, new force polynomials for the bodies that appear, the
+ * KS state's allocation and KZ(16)'s automatic RMIN and DTMIN.
+ *
+ * Relabelling: an event first permutes body slots (swaps, so that pair k
+ * keeps slots 2k, 2k+1 and n + k), recording old label -> new label; then
+ * every list of the integrated range is rewritten: the components of a new
+ * pair become its c.m. (once), the c.m. of an ended pair becomes its two
+ * components, lists are sorted ascending again; and both force libraries get
+ * every body and list anew (an event is rare; O(N nnb) is nothing next to
+ * the force evaluations it saves). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "block.h"
+#include "ks.h"
+#include "ks_state.h"
+#include "ks_transform.h"
+#include "startup.h"
+#include "steps.h"
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+int ks_open(sim *s, const deck *d, char *err, size_t errlen)
+{
+    ks_state *k = calloc(1, sizeof *k);
+    if (!k) goto nomem;
+    k->cap = s->n / 2 + 1;
+    k->pair = calloc(k->cap, sizeof *k->pair);
+    k->map = malloc(sizeof(int) * 2 * s->cap);
+    k->tmp = malloc(sizeof(int) * 2 * (s->nbmax + 2));
+    if (!k->pair || !k->map || !k->tmp) goto nomem;
+    k->kz16 = d ? d->kz[16] : 0;
+    k->ebh = -0.5 * s->mmean * s->p.eclose;
+    s->ks = k;
+    return 0;
+nomem:
+    if (k) {
+        free(k->pair);
+        free(k->map);
+        free(k->tmp);
+        free(k);
+    }
+    snprintf(err, errlen, "out of memory for the KS state");
+    return -1;
+}
+
+void ks_close(sim *s)
+{
+    if (!s || !s->ks) return;
+    for (int k = 0; k < s->ks->cap; k++) free(s->ks->pair[k].plist);
+    free(s->ks->pair);
+    free(s->ks->map);
+    free(s->ks->tmp);
+    free(s->ks);
+    s->ks = NULL;
+}
+
+/* ---- slots and labels --------------------------------------------------- */
+
+#define SWAPV(arr, T) do { T t_ = (arr)[a]; (arr)[a] = (arr)[b]; (arr)[b] = t_; } while (0)
+#define SWAP3(arr) do { vec3 t_; memcpy(t_, (arr)[a], sizeof t_); memcpy((arr)[a], (arr)[b], sizeof t_); memcpy((arr)[b], t_, sizeof t_); } while (0)
+
+/* Exchanges everything stored for slots a and b, lists included; map/inv
+ * follow the labels (map: label at the event's start -> slot now). */
+static void swap_slots(sim *s, int a, int b, int *map, int *inv)
+{
+    if (a == b) return;
+    SWAPV(s->name, int); SWAPV(s->m, double);
+    SWAP3(s->x0); SWAP3(s->v0); SWAP3(s->x); SWAP3(s->v); SWAPV(s->tpred, double);
+    SWAP3(s->a); SWAP3(s->j);
+    SWAP3(s->fi); SWAP3(s->fid); SWAP3(s->d2); SWAP3(s->d3);
+    SWAP3(s->fr); SWAP3(s->frd); SWAP3(s->d2r); SWAP3(s->d3r);
+    SWAPV(s->t0, double); SWAPV(s->t0r, double); SWAPV(s->dt, double); SWAPV(s->dtr, double);
+    SWAPV(s->rs, double); SWAPV(s->nnb, int);
+    int *la = sim_list(s, a), *lb = sim_list(s, b);
+    for (int q = 0; q < s->nbmax; q++) {
+        int t_ = la[q];
+        la[q] = lb[q];
+        lb[q] = t_;
+    }
+    int oa = inv[a], ob = inv[b];
+    map[oa] = b;
+    map[ob] = a;
+    inv[a] = ob;
+    inv[b] = oa;
+}
+
+static void labels_reset(const sim *s, int *map, int *inv)
+{
+    for (int i = 0; i < s->cap; i++) map[i] = inv[i] = i;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Rewrites a list of old labels: map, the split label -> (sa, sb), self and
+ * duplicates dropped, ascending; at most cap entries. */
+static int relabel_list(int *l, int n, const int *map, int split, int sa, int sb, int self,
+                        int cap, int *tmp)
+{
+    int m = 0;
+    for (int q = 0; q < n; q++) {
+        int e = l[q];
+        if (e == split) {
+            tmp[m++] = sa;
+            tmp[m++] = sb;
+        } else {
+            tmp[m++] = map[e];
+        }
+    }
+    qsort(tmp, m, sizeof(int), cmp_int);
+    int w = 0;
+    for (int q = 0; q < m; q++) {
+        if (tmp[q] == self || tmp[q] < 0 || (w > 0 && tmp[q] == l[w - 1])) continue;
+        if (w == cap) break; /* an ended pair added one entry to a full list: the last goes */
+        l[w++] = tmp[q];
+    }
+    return w;
+}
+
+static void relabel_all(sim *s, const int *map, int split, int sa, int sb)
+{
+    int *tmp = s->ks->tmp;
+    for (int i = s->ifirst; i < s->ntot; i++)
+        s->nnb[i] = relabel_list(sim_list(s, i), s->nnb[i], map, split, sa, sb, i, s->nbmax, tmp);
+    for (int k = 0; k < s->npairs; k++) {
+        ks_pair *kp = &s->ks->pair[k];
+        kp->np = relabel_list(kp->plist, kp->np, map, split, sa, sb, s->n + k, s->nbmax, tmp);
+    }
+}
+
+/* Both libraries get every body and list of the integrated range again. */
+static void send_everything(sim *s)
+{
+    startup_send_all(s);
+    for (int i = s->ifirst; i < s->ntot; i++) gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
+}
+
+/* ---- new bodies ---------------------------------------------------------- */
+
+/* Lists, perturbers of new c.m. bodies, forces, derivatives and steps of the
+ * nb bodies idx (whose x0, v0, m, rs, dtr are set) at time t (fpoly0.f,
+ * fpoly2.f, steps.f for a body that appears at a KS event). */
+static int init_bodies(sim *s, int nb, const int *idx, double t, char *err, size_t errlen)
+{
+    int nbmax = s->nbmax;
+    vec3 *fr = malloc(sizeof(vec3) * nb), *frd = malloc(sizeof(vec3) * nb);
+    vec3 *fi = malloc(sizeof(vec3) * nb), *fid = malloc(sizeof(vec3) * nb);
+    vec3 *d2i = malloc(sizeof(vec3) * nb), *d3i = malloc(sizeof(vec3) * nb);
+    vec3 *d2r = malloc(sizeof(vec3) * nb), *d3r = malloc(sizeof(vec3) * nb);
+    vec3 *xs = malloc(sizeof(vec3) * nb), *vs = malloc(sizeof(vec3) * nb);
+    vec3 *as = malloc(sizeof(vec3) * nb), *js = malloc(sizeof(vec3) * nb);
+    double *h2 = malloc(sizeof(double) * nb), *dtr = malloc(sizeof(double) * nb), *tj = malloc(sizeof(double) * nb), *ms = malloc(sizeof(double) * nb);
+    int *nnb = malloc(sizeof(int) * nb), *ovf = malloc(sizeof(int) * nb);
+    int *lists = malloc(sizeof(int) * (size_t)nb * nbmax);
+    const int **lp = malloc(sizeof(int *) * nb);
+    int rc = -1;
+    if (!fr || !frd || !fi || !fid || !d2i || !d3i || !d2r || !d3r || !xs || !vs || !as || !js ||
+        !h2 || !dtr || !tj || !ms || !nnb || !ovf || !lists || !lp) {
+        snprintf(err, errlen, "out of memory at a KS event");
+        goto out;
+    }
+    for (int k = 0; k < nb; k++) {
+        int i = idx[k];
+        s->t0[i] = s->t0r[i] = s->tpred[i] = t;
+        memcpy(s->x[i], s->x0[i], sizeof(vec3));
+        memcpy(s->v[i], s->v0[i], sizeof(vec3));
+        memset(s->a[i], 0, sizeof(vec3));
+        memset(s->j[i], 0, sizeof(vec3));
+    }
+    send_everything(s);
+    gpunb_predict(s->nb, t);
+    /* lists with fewer than two members grow the radius (fpoly0.f) */
+    for (int pass = 0; pass < 20; pass++) {
+        regular_force(s, nb, idx, fr, frd, nnb, lists, ovf);
+        int again = 0;
+        for (int k = 0; k < nb; k++)
+            if (nnb[k] < 2 && nnb[k] < s->ntot - s->ifirst - 1 && !ovf[k]) {
+                s->rs[idx[k]] *= 1.5;
+                again = 1;
+            }
+        if (!again) break;
+    }
+    for (int k = 0; k < nb; k++) {
+        int i = idx[k];
+        s->nnb[i] = nnb[k];
+        memcpy(sim_list(s, i), lists + (size_t)k * nbmax, sizeof(int) * nnb[k]);
+        gpuirr_set_list(s->irr, i, nnb[k], sim_list(s, i));
+        lp[k] = sim_list(s, i);
+    }
+    /* a new pair's perturbers come from its c.m. list */
+    for (int k = 0; k < nb; k++) {
+        int i = idx[k];
+        if (i < s->n) continue;
+        int q = i - s->n;
+        ks_select_perturbers(s, q, t);
+        ks_set_mode(s, q);
+    }
+    for (int q = 0; q < s->npairs; q++) ks_resolve_pair(s, q, t);
+    gpuirr_pred_all(s->irr, s->ifirst, s->ntot, t);
+    if (irregular_force(s, nb, idx, fi, fid, err, errlen)) goto out;
+    ks_irr_correct(s, nb, idx, lp, nnb, fi, fid);
+    for (int k = 0; k < nb; k++) {
+        int i = idx[k];
+        memcpy(s->fi[i], fi[k], sizeof(vec3));
+        memcpy(s->fid[i], fid[k], sizeof(vec3));
+        memcpy(s->fr[i], fr[k], sizeof(vec3));
+        memcpy(s->frd[i], frd[k], sizeof(vec3));
+        for (int c = 0; c < 3; c++) {
+            s->a[i][c] = as[k][c] = fi[k][c] + fr[k][c];
+            s->j[i][c] = js[k][c] = fid[k][c] + frd[k][c];
+        }
+        memcpy(xs[k], s->x0[i], sizeof(vec3));
+        memcpy(vs[k], s->v0[i], sizeof(vec3));
+        h2[k] = s->rs[i] * s->rs[i] / s->mmean;
+        dtr[k] = s->dtr[i];
+        tj[k] = t;
+        ms[k] = s->m[i];
+    }
+    gpunb_set_jp(s->nb, nb, idx, tj, (const double(*)[3])xs, (const double(*)[3])vs,
+                 (const double(*)[3])as, (const double(*)[3])js, ms);
+    gpunb_predict(s->nb, t);
+    gpunb_fpoly(s->nb, nb, idx, h2, dtr, (const double(*)[3])xs, (const double(*)[3])vs,
+                (const double(*)[3])as, (const double(*)[3])js, d2i, d3i, d2r, d3r);
+    for (int k = 0; k < nb; k++) {
+        int i = idx[k];
+        memcpy(s->d2[i], d2i[k], sizeof(vec3));
+        memcpy(s->d3[i], d3i[k], sizeof(vec3));
+        memcpy(s->d2r[i], d2r[k], sizeof(vec3));
+        memcpy(s->d3r[i], d3r[k], sizeof(vec3));
+        double ti = step_aarseth(as[k], s->fid[i], s->d2[i], s->d3[i], s->p.etai);
+        double tr;
+        if (s->nnb[i] == 0) {
+            double f2 = sqrt(dot3(s->d2r[i], s->d2r[i]));
+            tr = f2 > 0.0 ? sqrt(s->p.etar * sqrt(dot3(s->fr[i], s->fr[i])) / f2) : s->p.smax;
+        } else {
+            tr = step_aarseth(s->fr[i], s->frd[i], s->d2r[i], s->d3r[i], s->p.etar);
+        }
+        double step = step_commensurate(step_level(ti, s->p.smax), t);
+        double stepr = step_commensurate(step_level(tr, s->p.smax), t);
+        while (step > stepr) step *= 0.5;
+        s->dt[i] = step;
+        s->dtr[i] = stepr;
+    }
+    /* the pairs' first steps know their c.m. step now */
+    for (int k = 0; k < nb; k++) {
+        int i = idx[k];
+        if (i >= s->n) ks_set_mode(s, i - s->n);
+        if (i >= s->n && !s->ks->pair[i - s->n].o.frozen) {
+            ks_pert_ctx ctx = {s, i - s->n};
+            ks_pert pf = {ks_pert_eval, &ctx};
+            ks_ctl c = ks_ctl_of(s, i - s->n);
+            ks_orbit_poly(&s->ks->pair[i - s->n].o, &pf, &c);
+        }
+    }
+    send_everything(s);
+    rc = 0;
+out:
+    free(fr); free(frd); free(fi); free(fid); free(d2i); free(d3i); free(d2r); free(d3r);
+    free(xs); free(vs); free(as); free(js); free(h2); free(dtr); free(tj); free(ms);
+    free(nnb); free(ovf); free(lists); free(lp);
+    return rc;
+}
+
+/* ---- formation and termination ------------------------------------------ */
+
+int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    if (i < s->ifirst || i >= s->n || j < s->ifirst || j >= s->n || i == j || s->npairs >= ks->cap) {
+        snprintf(err, errlen, "KS formation of slots %d, %d: not two singles", i, j);
+        return -1;
+    }
+    double xi[3], vi[3], xj[3], vj[3];
+    ks_predict_slot_high(s, i, t, xi, vi);
+    ks_predict_slot_high(s, j, t, xj, vj);
+    memcpy(s->x0[i], xi, sizeof xi); memcpy(s->v0[i], vi, sizeof vi);
+    memcpy(s->x0[j], xj, sizeof xj); memcpy(s->v0[j], vj, sizeof vj);
+    s->t0[i] = s->t0[j] = t;
+
+    /* the bodies with exactly one of i, j on their lists (old labels) */
+    int nsplit = 0, *split = malloc(sizeof(int) * (s->ntot - s->ifirst));
+    if (!split) {
+        snprintf(err, errlen, "out of memory at a KS formation");
+        return -1;
+    }
+    for (int b = s->ifirst; b < s->ntot; b++) {
+        if (b == i || b == j) continue;
+        const int *l = sim_list(s, b);
+        int hits = 0;
+        for (int q = 0; q < s->nnb[b]; q++) hits += (l[q] == i) + (l[q] == j);
+        if (hits == 1) split[nsplit++] = b;
+    }
+    int *map = ks->map, *inv = ks->map + s->cap;
+    labels_reset(s, map, inv);
+    int A = s->ifirst, B = s->ifirst + 1, k = s->npairs, C = s->n + k;
+    swap_slots(s, map[i], A, map, inv);
+    swap_slots(s, map[j], B, map, inv);
+
+    double m1 = s->m[A], m2 = s->m[B], M = m1 + m2, q[3], qd[3];
+    s->name[C] = s->n + s->name[A];
+    s->m[C] = M;
+    for (int c = 0; c < 3; c++) {
+        s->x0[C][c] = (m1 * s->x0[A][c] + m2 * s->x0[B][c]) / M;
+        s->v0[C][c] = (m1 * s->v0[A][c] + m2 * s->v0[B][c]) / M;
+        q[c] = s->x0[A][c] - s->x0[B][c];
+        qd[c] = s->v0[A][c] - s->v0[B][c];
+    }
+    s->rs[C] = fmax(s->rs[A], s->rs[B]);
+    s->dtr[C] = fmin(s->dtr[A], s->dtr[B]);
+    s->nnb[C] = 0;
+
+    ks_pair *kp = &ks->pair[k];
+    if (!kp->plist) kp->plist = malloc(sizeof(int) * (s->nbmax + 2));
+    if (!kp->plist) {
+        snprintf(err, errlen, "out of memory at a KS formation");
+        free(split);
+        return -1;
+    }
+    kp->np = 0;
+    kp->terminate = kp->renew = 0;
+    ks_ctl c0 = {s->p.etau, s->p.eclose, 0.0};
+    ks_orbit_init(&kp->o, M, q, qd, t, NULL, &c0);
+    /* R0 (ksinit.f): a hard pair may grow to clamp(-M/h, RMIN, 5 RMIN) */
+    double eb = m1 * m2 * kp->o.h / M;
+    if (eb < ks->ebh) kp->o.r0 = fmin(fmax(-M / kp->o.h, s->p.rmin), 5.0 * s->p.rmin);
+    else kp->o.r0 = kp->o.r;
+
+    /* lists: both components' old labels become the c.m. */
+    int oi = inv[A], oj = inv[B];
+    map[oi] = C;
+    map[oj] = C;
+    s->npairs++;
+    s->ifirst += 2;
+    s->ntot++;
+    relabel_all(s, map, -1, -1, -1);
+    /* A body that had only one of the two on its list would now get the
+     * other one through the c.m. in its irregular force while its regular
+     * polynomial still holds it: it restarts at t (state from its high-order
+     * prediction) with new polynomials, like the c.m. */
+    int *idx = malloc(sizeof(int) * (nsplit + 1));
+    if (!idx) {
+        snprintf(err, errlen, "out of memory at a KS formation");
+        free(split);
+        return -1;
+    }
+    idx[0] = C;
+    for (int q = 0; q < nsplit; q++) {
+        int b = map[split[q]];
+        double xb[3], vb[3];
+        ks_predict_slot_high(s, b, t, xb, vb);
+        memcpy(s->x0[b], xb, sizeof xb);
+        memcpy(s->v0[b], vb, sizeof vb);
+        idx[q + 1] = b;
+    }
+    int rc = init_bodies(s, nsplit + 1, idx, t, err, errlen);
+    free(idx);
+    free(split);
+    if (rc) return -1;
+    ks->formed++;
+    return 0;
+}
+
+int ks_terminate(sim *s, int k, double t, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    ks_pair *kp = &ks->pair[k];
+    ks_pert_ctx ctx = {s, k};
+    ks_pert pf = {ks_pert_eval, &ctx};
+    ks_ctl c = ks_ctl_of(s, k);
+    /* the relative motion exactly to the block time (ksterm.f) */
+    while (!kp->o.frozen && kp->o.t0 + kp->o.step < t) {
+        ks_orbit_step(&kp->o, &pf, &c);
+        ks->steps++;
+    }
+    ks_orbit_step_to(&kp->o, t, &pf, &c);
+    if (kp->o.h < 0.0 && kp->o.gamma < 0.1 && ks_orbit_ecc(&kp->o) > 0.05) ks_orbit_rectify(&kp->o);
+    int icm = s->n + k;
+    double xcm[3], vcm[3], q[3], qd[3];
+    ks_predict_slot_high(s, icm, t, xcm, vcm);
+    ks_to_rel(kp->o.u, kp->o.up, q, qd);
+    double rs = s->rs[icm], dtr = s->dtr[icm];
+
+    int *map = ks->map, *inv = ks->map + s->cap;
+    labels_reset(s, map, inv);
+    int L = s->npairs - 1;
+    if (k != L) {
+        swap_slots(s, 2 * k, 2 * L, map, inv);
+        swap_slots(s, 2 * k + 1, 2 * L + 1, map, inv);
+        swap_slots(s, s->n + k, s->n + L, map, inv);
+        ks_pair tp = ks->pair[k];
+        ks->pair[k] = ks->pair[L];
+        ks->pair[L] = tp;
+    }
+    int i1 = 2 * L, i2 = 2 * L + 1;
+    double m1 = s->m[i1], m2 = s->m[i2], M = m1 + m2;
+    for (int d = 0; d < 3; d++) {
+        s->x0[i1][d] = xcm[d] + m2 / M * q[d];
+        s->v0[i1][d] = vcm[d] + m2 / M * qd[d];
+        s->x0[i2][d] = xcm[d] - m1 / M * q[d];
+        s->v0[i2][d] = vcm[d] - m1 / M * qd[d];
+    }
+    s->rs[i1] = s->rs[i2] = rs;
+    s->dtr[i1] = s->dtr[i2] = dtr;
+    s->nnb[i1] = s->nnb[i2] = 0;
+    ks->pair[L].np = 0;
+    ks->pair[L].terminate = 0;
+    s->npairs--;
+    s->ifirst -= 2;
+    s->ntot--;
+    /* lists: the ended c.m. (label n + k at the start) becomes both components */
+    relabel_all(s, map, s->n + k, i1, i2);
+    int idx[2] = {i1, i2};
+    if (init_bodies(s, 2, idx, t, err, errlen)) return -1;
+    ks->terminated++;
+    return 0;
+}
+
+/* ---- the search for new pairs (§10.10) ----------------------------------- */
+
+/* The dominant close partner of single i (block member, corrected at t), or
+ * -1. */
+static int close_partner(const sim *s, int i, double t)
+{
+    double rmin = s->p.rmin, ai = sqrt(dot3(s->a[i], s->a[i]));
+    double dtlim = fmax(s->smin, 4.0 * s->dt[i]);
+    const int *L = sim_list(s, i);
+    int best = -1;
+    double bestv = 0.0;
+    for (int q = 0; q < s->nnb[i]; q++) {
+        int j = L[q];
+        if (s->dt[j] > dtlim) continue;
+        double xj[3], vj[3];
+        ks_predict_slot(s, j, t, xj, vj);
+        double dx[3] = {xj[0] - s->x0[i][0], xj[1] - s->x0[i][1], xj[2] - s->x0[i][2]};
+        double r2 = dot3(dx, dx);
+        if (j >= s->n) {
+            /* a close c.m. that dominates the force: no new pair beside it */
+            if (r2 < 4.0 * rmin * rmin && s->m[j] / r2 >= 0.5 * ai) return -1;
+            continue;
+        }
+        if (r2 < 32.0 * rmin * rmin) {
+            double v = (s->m[i] + s->m[j]) / r2;
+            if (v > bestv) {
+                bestv = v;
+                best = j;
+            }
+        }
+    }
+    if (best < 0) return -1;
+    double xj[3], vj[3];
+    ks_predict_slot(s, best, t, xj, vj);
+    double dx[3] = {xj[0] - s->x0[i][0], xj[1] - s->x0[i][1], xj[2] - s->x0[i][2]};
+    double dv[3] = {vj[0] - s->v0[i][0], vj[1] - s->v0[i][1], vj[2] - s->v0[i][2]};
+    double r = sqrt(dot3(dx, dx)), M = s->m[i] + s->m[best];
+    if (r >= rmin) return -1;
+    if (dot3(dx, dv) > 0.02 * sqrt(M * r)) return -1; /* receding fast */
+    /* relative perturbation by the other close bodies (fpert.f) */
+    double p[3] = {0, 0, 0};
+    for (int q = 0; q < s->nnb[i]; q++) {
+        int k = L[q];
+        if (k == best) continue;
+        double xk[3], vk[3];
+        ks_predict_slot(s, k, t, xk, vk);
+        double di[3] = {xk[0] - s->x0[i][0], xk[1] - s->x0[i][1], xk[2] - s->x0[i][2]};
+        double dj[3] = {xk[0] - xj[0], xk[1] - xj[1], xk[2] - xj[2]};
+        double ri2 = dot3(di, di), rj2 = dot3(dj, dj);
+        if (ri2 > 1e4 * rmin * rmin) continue;
+        double fi = s->m[k] / (ri2 * sqrt(ri2)), fj = s->m[k] / (rj2 * sqrt(rj2));
+        for (int c = 0; c < 3; c++) p[c] += fi * di[c] - fj * dj[c];
+    }
+    if (sqrt(dot3(p, p)) * r * r / M > 0.01) return -1;
+    return best;
+}
+
+static int slot_of_name(const sim *s, int name)
+{
+    for (int i = s->ifirst; i < s->n; i++)
+        if (s->name[i] == name) return i;
+    return -1;
+}
+
+/* Tests: the largest relative energy change over one event. */
+static void note_jump(sim *s, double e0)
+{
+    double d = fabs(ks_total_energy(s) - e0) / fabs(e0);
+    if (d > s->ks->jump_max) s->ks->jump_max = d;
+}
+
+int ks_block_end(sim *s, const int *act, int nact, double t, char *err, size_t errlen)
+{
+    if (!s->ks) return 0;
+    int changes = 0;
+    /* candidates first (by name: the events below move slots) */
+    int ncand = 0, *cand = NULL;
+    if (!s->p.ks_off) {
+        for (int q = 0; q < nact; q++) {
+            int i = act[q];
+            if (i < s->ifirst || i >= s->n || !(s->dt[i] < s->p.dtmin)) continue;
+            int j = close_partner(s, i, t);
+            if (j < 0) continue;
+            if (!cand) cand = malloc(sizeof(int) * 2 * nact);
+            if (!cand) break;
+            int dup = 0;
+            for (int c = 0; c < 2 * ncand; c++)
+                if (cand[c] == s->name[i] || cand[c] == s->name[j]) dup = 1;
+            if (dup) continue;
+            cand[2 * ncand] = s->name[i];
+            cand[2 * ncand + 1] = s->name[j];
+            ncand++;
+        }
+    }
+    for (int k = s->npairs - 1; k >= 0; k--) {
+        if (!s->ks->pair[k].terminate) continue;
+        double e0 = s->ks->check_jumps ? ks_total_energy(s) : 0.0;
+        if (ks_terminate(s, k, t, err, errlen)) { free(cand); return -1; }
+        if (s->ks->check_jumps) note_jump(s, e0);
+        changes++;
+    }
+    for (int c = 0; c < ncand; c++) {
+        int i = slot_of_name(s, cand[2 * c]), j = slot_of_name(s, cand[2 * c + 1]);
+        if (i < 0 || j < 0) continue;
+        double e0 = s->ks->check_jumps ? ks_total_energy(s) : 0.0;
+        if (ks_form(s, i, j, t, err, errlen)) { free(cand); return -1; }
+        if (s->ks->check_jumps) note_jump(s, e0);
+        changes++;
+    }
+    free(cand);
+    return changes;
+}
+
+/* ---- KZ(16) ---------------------------------------------------------------- */
+
+void ks_auto_params(sim *s)
+{
+    if (!s->ks || s->ks->kz16 <= 0 || !(s->rhod > 0.0)) return;
+    double rnew = 4.0 * s->rscale / (s->n * cbrt(s->rhod));
+    double r = sqrt(s->p.rmin * rnew);
+    double cap = s->rsmin * cbrt(s->p.gmin);
+    if (cap > 0.0 && r > cap) r = cap;
+    s->p.rmin = r;
+    s->p.dtmin = 0.04 * sqrt(s->p.etai / 0.02) * sqrt(r * r * r / s->mmean);
+    s->smin = 2.0 * s->p.dtmin;
+}

@@ -1,0 +1,66 @@
+/* ks_state.h — the KS pairs of a run, shared by the ks_*.c modules only.
+ *
+ * Pair k (0 <= k < s->npairs) lives in the body layout of sim.h: components
+ * in slots 2k (component 1) and 2k+1, its c.m. body in slot n + k.  Only
+ * ks_pairs.c forms and ends pairs and moves bodies between slots; when it
+ * does, every neighbour list and perturber list is relabelled. */
+#ifndef NBODY6C_KS_STATE_H
+#define NBODY6C_KS_STATE_H
+
+#include <stdint.h>
+#include "ks_integrate.h"
+#include "sim.h"
+
+typedef struct ks_pair {
+    ks_orbit o;          /* relative motion of component 1 - component 2 */
+    int np;              /* perturbers (slots) in plist */
+    int *plist;          /* s->nbmax entries */
+    int terminate;       /* flagged by the termination tests (§10.11) */
+    int renew;           /* perturber list due for renewal (c.m. regular step) */
+    /* resolved state at tres (the current block time): c.m. predicted by the
+     * integration's predictor, components from the KS prediction */
+    double tres;
+    double xcm[3], vcm[3], x1[3], v1[3], x2[3], v2[3];
+} ks_pair;
+
+typedef struct ks_state {
+    ks_pair *pair;       /* capacity n/2 */
+    int cap;
+    int kz16;            /* automatic RMIN, DTMIN */
+    double ebh;          /* hard-binary energy threshold -<m>/2 ECLOSE */
+    int64_t formed, terminated, steps;
+    int check_jumps;     /* tests: measure the energy before and after every event */
+    double jump_max;     /* the largest |dE/E| over one event so far */
+    int *map;            /* relabelling scratch, s->cap entries */
+    int *tmp;            /* list scratch, 2 s->nbmax entries */
+} ks_state;
+
+/* Is pair k perturbed (its components resolved in the forces)? */
+static inline int ks_pair_perturbed(const ks_pair *p) { return p->np > 0 && !p->o.frozen; }
+
+/* ks_perturbers.c */
+/* Control parameters for pair k (c.m. step as the cap). */
+ks_ctl ks_ctl_of(const sim *s, int k);
+/* The perturbation callback of pair k. */
+typedef struct ks_pert_ctx { const sim *s; int k; } ks_pert_ctx;
+void ks_pert_eval(void *ctx, double t, const double q[3], const double qdot[3],
+                  double p[3], double pdot[3]);
+/* New perturber list of pair k at time t from its c.m. neighbour list (§10.8). */
+void ks_select_perturbers(sim *s, int k, double t);
+/* Whole periods an unperturbed pair can stay unperturbed (tpert.f estimate). */
+int ks_unperturbed_periods(const sim *s, int k, double t);
+
+/* ks_advance.c */
+/* After the perturber list of pair k changed: unperturbed (whole periods)
+ * or perturbed (restarted polynomials). */
+void ks_set_mode(sim *s, int k);
+
+/* ks_forces.c */
+/* The body at slot i predicted to t with the integration's predictor. */
+void ks_predict_slot(const sim *s, int i, double t, double x[3], double v[3]);
+/* The same with NBODY6's high-order predictor (energy check, KS events). */
+void ks_predict_slot_high(const sim *s, int i, double t, double x[3], double v[3]);
+/* Resolves pair k at time t (c.m. by the integration's predictor). */
+void ks_resolve_pair(sim *s, int k, double t);
+
+#endif

@@ -1,0 +1,67 @@
+/* test_plots.c — the plot scripts (scripts/plot_*.py) on a short run: each
+ * runs, exits 0 and writes a PNG picture.  Skips with the reason when no
+ * python3 with numpy, h5py and matplotlib is installed (Debian:
+ * python3-numpy python3-h5py python3-matplotlib). */
+#include "check.h"
+#include "iotest.h"
+
+static const char *python_with_deps(void)
+{
+    static const char *cands[] = {"python3", "/usr/bin/python3"};
+    for (int k = 0; k < 2; k++)
+        if (io_sh("%s -c 'import numpy, h5py, matplotlib'", cands[k]) == 0) return cands[k];
+    return NULL;
+}
+
+/* A PNG file of some size (the signature, and more than a blank header). */
+static int is_png(const char *path)
+{
+    size_t len = 0;
+    char *b = io_read(path, &len);
+    int ok = b && len > 2000 && !memcmp(b, "\x89PNG\r\n\x1a\n", 8);
+    free(b);
+    return ok;
+}
+
+int main(void)
+{
+    const char *py = python_with_deps();
+    if (!py) {
+        SKIP("plot scripts: no python3 with numpy, h5py and matplotlib (Debian: python3-numpy "
+             "python3-h5py python3-matplotlib)");
+        return check_done();
+    }
+    char dir[] = "/tmp/nbody6c-plots-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0, "temporary folder");
+        return check_done();
+    }
+    char deck[4096], dpath[600], p[700];
+    io_deck(deck, sizeof deck, 1000.0, 256, 1, 0.125, 0.25, 1.0, 0, 0);
+    snprintf(dpath, sizeof dpath, "%s/a.deck", dir);
+    io_write(dpath, deck);
+    int rc = io_sh("%s --quiet --out %s/run %s", NBODY6C_BIN, dir, dpath);
+    CHECK(rc == 0, "a 256-body run to t = 1 (exit %d) %s", rc, io_out);
+
+    rc = io_sh("%s scripts/plot_radii.py %s/run -o %s/radii.png", py, dir, dir);
+    snprintf(p, sizeof p, "%s/radii.png", dir);
+    CHECK(rc == 0 && is_png(p), "plot_radii.py: Lagrangian and core radii (exit %d) %s", rc, io_out);
+    rc = io_sh("%s scripts/plot_radii.py %s/run --myr -o %s/radii-myr.pdf", py, dir, dir);
+    CHECK(rc == 0, "plot_radii.py --myr to PDF (exit %d) %s", rc, io_out);
+    rc = io_sh("%s scripts/plot_energy.py %s/run -o %s/energy.png", py, dir, dir);
+    snprintf(p, sizeof p, "%s/energy.png", dir);
+    CHECK(rc == 0 && is_png(p), "plot_energy.py: energy error (exit %d) %s", rc, io_out);
+    rc = io_sh("%s scripts/plot_snapshot.py %s/run -t 0.5 -o %s/cluster.png", py, dir, dir);
+    snprintf(p, sizeof p, "%s/cluster.png", dir);
+    CHECK(rc == 0 && is_png(p), "plot_snapshot.py: the cluster at t = 0.5 (exit %d) %s", rc, io_out);
+    rc = io_sh("%s scripts/plot_snapshot.py %s/run/snap.000004.h5 --plane xz -o %s/c2.png", py, dir, dir);
+    CHECK(rc == 0, "plot_snapshot.py from one file, x-z plane (exit %d) %s", rc, io_out);
+    /* the reader module keeps the later line when a restart repeats a time */
+    rc = io_sh("cd scripts && %s -c \"import nbody6c_io as n; d = n.read_log('%s/run/log.txt'); "
+               "assert len(d['t']) == 9 and d['t'][-1] == 1.0, d['t']\"", py, dir);
+    CHECK(rc == 0, "nbody6c_io.read_log: 9 checks, t = 0 ... 1 (exit %d) %s", rc, io_out);
+    rc = io_sh("%s scripts/plot_radii.py %s/nothing -o %s/x.png", py, dir, dir);
+    CHECK(rc != 0, "a missing run folder fails with a message (exit %d)", rc);
+    io_sh("rm -rf %s", dir);
+    return check_done();
+}

@@ -1,0 +1,285 @@
+/* test_snapshot.c — HDF5 snapshots: the layout docs/SNAPSHOTS.md promises
+ * (group, dataset names, shapes, types, units, attributes), an exact round
+ * trip through the C reader, the time unit, h5py reading the same file when
+ * it is installed, --ic from a snapshot, and a failed write that leaves the
+ * earlier snapshots intact. */
+#include <math.h>
+#include <hdf5.h>
+#include "check.h"
+#include "ks.h"
+#include "iotest.h"
+#include "simutil.h"
+#include "snapshot.h"
+
+/* ---- round trip in memory ------------------------------------------------ */
+
+static void round_trip(const char *dir)
+{
+    int n = 256;
+    deck d;
+    deck_defaults(&d, n);
+    d.rbar = 2.5;
+    d.zmbar = 0.7;
+    double *m = malloc(sizeof(double) * n);
+    double(*x)[3] = malloc(sizeof(double[3]) * n), (*v)[3] = malloc(sizeof(double[3]) * n);
+    char err[1024];
+    if (ic_make(&d, NULL, m, x, v, err, sizeof err)) {
+        CHECK(0, "initial model: %s", err);
+        return;
+    }
+    run_options o = quiet_cpu_options();
+    diag dg;
+    sim *s = run_start(&d, n, m, (const double(*)[3])x, (const double(*)[3])v, &o, &dg, err, sizeof err);
+    if (!s || run_advance(s, 0.25, err, sizeof err)) {
+        CHECK(0, "run: %s", err);
+        return;
+    }
+    checks_measure(s, &dg, 0);
+    /* shuffle the names so that the writer's sort by name is exercised */
+    for (int i = 0; i < n; i++) s->name[i] = n - i;
+    char path[512];
+    snapshot_path(path, sizeof path, dir, 7);
+    CHECK(strstr(path, "snap.000007.h5") != NULL, "snapshot file name %s", path);
+    int rc = snapshot_write(path, s, &d, &dg, 7, err, sizeof err);
+    CHECK(rc == 0, "snapshot_write: %s", rc ? err : "ok");
+
+    snapshot_data sd;
+    rc = snapshot_read(path, &sd, err, sizeof err);
+    CHECK(rc == 0, "snapshot_read: %s", rc ? err : "ok");
+    if (rc == 0) {
+        vec3 *xp = malloc(sizeof(vec3) * s->cap), *vp = malloc(sizeof(vec3) * s->cap);
+        checks_predict_all(s, xp, vp);
+        /* slot i has name n - i, so row k (name k + 1) is slot n - 1 - k */
+        int bad = 0, sorted = 1;
+        for (int k = 0; k < n; k++) {
+            int i = n - 1 - k;
+            sorted &= sd.name[k] == k + 1;
+            for (int c = 0; c < 3; c++) bad += sd.x[k][c] != xp[i][c] || sd.v[k][c] != vp[i][c];
+            bad += sd.m[k] != s->m[i];
+        }
+        CHECK(sd.n == n && sd.npairs == 0 && sd.index == 7, "N %d, NPAIRS %d, Step %lld", sd.n,
+              sd.npairs, (long long)sd.index);
+        CHECK(sorted, "bodies sorted by name 1..N");
+        CHECK(bad == 0, "positions, velocities, masses bit-identical to the state predicted to t "
+              "(%d values differ)", bad);
+        CHECK(sd.time == 0.25 && sd.rc == dg.rc && sd.rh == dg.rlagr[2] &&
+              sd.rdens[0] == dg.xd[0] && sd.rdens[2] == dg.xd[2],
+              "time, core radius, half-mass radius, density centre as measured");
+        /* independent unit: G = 4.4985e-3 pc^3/(Msun Myr^2) (IAU) gives
+         * 14.91; NBODY6's constants (a 3.15e7 s year) 14.935: within 0.5 % */
+        double tstar_iau = 14.91 * sqrt(pow(d.rbar, 3) / (n * d.zmbar));
+        CHECK(fabs(sd.tstar / tstar_iau - 1.0) < 5e-3 && fabs(sd.time_myr - sd.time * sd.tstar) < 1e-12 * sd.time_myr,
+              "T* = %.6f Myr (IAU value %.6f), Time_Myr = Time T*", sd.tstar, tstar_iau);
+        free(xp);
+        free(vp);
+        snapshot_data_free(&sd);
+    }
+    /* a KS pair (formed by the KS module): components resolved, the table */
+    int i = s->ifirst, j = s->nnb[i] > 0 ? sim_list(s, i)[0] : -1;
+    if (j >= 0 && j < s->n && ks_form(s, i, j, s->time, err, sizeof err) == 0) {
+        int na = s->name[0], nb = s->name[1];
+        checks_measure(s, &dg, 0);
+        rc = snapshot_write(path, s, &d, &dg, 8, err, sizeof err);
+        if (rc == 0 && snapshot_read(path, &sd, err, sizeof err) == 0) {
+            int ia = -1, ib = -1;
+            for (int k = 0; k < sd.n; k++) {
+                if (sd.name[k] == na) ia = k;
+                if (sd.name[k] == nb) ib = k;
+            }
+            double M = sd.m[ia] + sd.m[ib], worst = 0.0;
+            for (int c = 0; c < 3 && ia >= 0 && ib >= 0; c++) /* c.m. of the resolved components */
+                worst = fmax(worst, fabs((sd.m[ia] * sd.x[ia][c] + sd.m[ib] * sd.x[ib][c]) / M - sd.ks_xcm[0][c]));
+            /* independent orbit elements: a from the energy, e from the
+             * Laplace-Runge-Lenz vector (v x h)/M - r/|r| */
+            double rv[3], w[3], h[3], ev[3], r = 0.0, w2 = 0.0;
+            for (int c = 0; c < 3; c++) {
+                rv[c] = sd.x[ia][c] - sd.x[ib][c];
+                w[c] = sd.v[ia][c] - sd.v[ib][c];
+                r += rv[c] * rv[c];
+                w2 += w[c] * w[c];
+            }
+            r = sqrt(r);
+            h[0] = rv[1] * w[2] - rv[2] * w[1];
+            h[1] = rv[2] * w[0] - rv[0] * w[2];
+            h[2] = rv[0] * w[1] - rv[1] * w[0];
+            ev[0] = (w[1] * h[2] - w[2] * h[1]) / M - rv[0] / r;
+            ev[1] = (w[2] * h[0] - w[0] * h[2]) / M - rv[1] / r;
+            ev[2] = (w[0] * h[1] - w[1] * h[0]) / M - rv[2] / r;
+            double a = -M / (2.0 * (0.5 * w2 - M / r)), e = sqrt(ev[0] * ev[0] + ev[1] * ev[1] + ev[2] * ev[2]);
+            CHECK(sd.n == n && sd.npairs == 1 && sd.ks_name1[0] == na && sd.ks_name2[0] == nb && ia >= 0 && ib >= 0,
+                  "with a KS pair: N = %d bodies, NPAIRS = %d, the table names its components", sd.n, sd.npairs);
+            /* round-off of the c.m. sum of two terms of size |x| ~ 1: 1e-14;
+             * the two routes to a and e agree to round-off (1e-10 relative) */
+            CHECK(worst < 1e-14 && fabs(sd.ks_a[0] / a - 1.0) < 1e-10 && fabs(sd.ks_ecc[0] / e - 1.0) < 1e-10,
+                  "components resolved about the c.m. (worst %.1e); KS_A %.6g, KS_ECC %.6g as from the "
+                  "energy and the Runge-Lenz vector (%.6g, %.6g)", worst, sd.ks_a[0], sd.ks_ecc[0], a, e);
+            snapshot_data_free(&sd);
+        } else {
+            CHECK(0, "snapshot with a KS pair: %s", err);
+        }
+    } else {
+        SKIP("KS snapshot: no pair could be formed (%s)", j < 0 ? "empty list" : err);
+    }
+
+    /* not a snapshot */
+    char bogus[512];
+    snprintf(bogus, sizeof bogus, "%s/bogus.h5", dir);
+    io_write(bogus, "m x y z\n");
+    CHECK(snapshot_read(bogus, &sd, err, sizeof err) != 0 && strstr(err, "not an HDF5"),
+          "a text file is refused: %s", err);
+    run_end(s);
+    free(m); free(x); free(v);
+}
+
+/* ---- the layout, read with the HDF5 library itself ---------------------- */
+
+static int dset_ok(hid_t g, const char *name, hid_t type, hsize_t n)
+{
+    if (H5Lexists(g, name, H5P_DEFAULT) <= 0) return 0;
+    hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+    hid_t t = H5Dget_type(d), sp = H5Dget_space(d);
+    hsize_t dims[2] = {0, 0};
+    int rank = H5Sget_simple_extent_dims(sp, dims, NULL);
+    int ok = rank == 1 && dims[0] == n && H5Tequal(t, type) > 0 && H5Aexists(d, "units") > 0;
+    H5Tclose(t);
+    H5Sclose(sp);
+    H5Dclose(d);
+    return ok;
+}
+
+static void layout(const char *path, int n)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CHECK(f >= 0, "%s opens with the HDF5 library", path);
+    if (f < 0) return;
+    char fmt[64] = "";
+    hid_t a = H5Aopen(f, "format", H5P_DEFAULT);
+    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
+    if (a >= 0 && H5Tget_size(t) < sizeof fmt) H5Aread(a, t, fmt);
+    if (t >= 0) H5Tclose(t);
+    if (a >= 0) H5Aclose(a);
+    CHECK(!strcmp(fmt, SNAPSHOT_FORMAT), "root attribute format = \"%s\"", fmt);
+    hid_t g = H5Gopen2(f, "Step#000001", H5P_DEFAULT);
+    CHECK(g >= 0, "group Step#000001 in snap.000001.h5");
+    if (g >= 0) {
+        const char *f64[] = {"X1", "X2", "X3", "V1", "V2", "V3", "M"};
+        int ok = 1;
+        for (int k = 0; k < 7; k++) ok &= dset_ok(g, f64[k], H5T_IEEE_F64LE, n);
+        CHECK(ok, "X1..X3, V1..V3, M: float64, shape (N), with units");
+        CHECK(dset_ok(g, "NAM", H5T_STD_I32LE, n), "NAM: int32, shape (N), with units");
+        const char *attrs[] = {"Time", "Time_Myr", "N", "NPAIRS", "TSTAR", "VSTAR", "RBAR", "ZMBAR",
+                               "RDENS", "RC", "RH", "ETOT", "RLAGR", "ETAI", "ETAR", "DTADJ",
+                               "DELTAT", "TCRIT", "QE", "NNBMAX", "NFIX", "KZ"};
+        int missing = 0;
+        for (size_t k = 0; k < sizeof attrs / sizeof *attrs; k++) missing += H5Aexists(g, attrs[k]) <= 0;
+        CHECK(missing == 0, "Step# attributes (time, units, radii, deck): %d missing", missing);
+        CHECK(H5Lexists(g, "KS_NAM1", H5P_DEFAULT) <= 0, "no KS table without pairs");
+        H5Gclose(g);
+    }
+    H5Fclose(f);
+}
+
+/* ---- h5py: the users' reader -------------------------------------------- */
+
+static const char *python_with_h5py(void)
+{
+    static const char *cands[] = {"python3", "/usr/bin/python3"};
+    for (int k = 0; k < 2; k++)
+        if (io_sh("%s -c 'import h5py, numpy'", cands[k]) == 0) return cands[k];
+    return NULL;
+}
+
+static void with_h5py(const char *path, int n)
+{
+    const char *py = python_with_h5py();
+    if (!py) {
+        SKIP("h5py reader: no python3 with h5py and numpy (Debian: python3-h5py)");
+        return;
+    }
+    int rc = io_sh("%s -c \"\nimport h5py, numpy as np\nf = h5py.File('%s', 'r')\n"
+                   "g = f['Step#000001']\nx = np.stack([g['X%%d' %% k][()] for k in (1, 2, 3)], axis=1)\n"
+                   "assert x.shape == (%d, 3)\nassert sorted(g['NAM'][()]) == list(range(1, %d + 1))\n"
+                   "assert abs(g['M'][()].sum() - 1) < 1e-12\nprint('time', g.attrs['Time'], g.attrs['Time_Myr'])\n\"",
+                   py, path, n, n);
+    CHECK(rc == 0, "h5py reads the snapshot (shapes, names, total mass 1): %s", io_out);
+}
+
+/* ---- the program: snapshots of a run, --ic, a failed write -------------- */
+
+int main(void)
+{
+    char dir[] = "/tmp/nbody6c-snap-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0, "temporary folder");
+        return check_done();
+    }
+    round_trip(dir);
+
+    int n = 128;
+    char deck[4096], dpath[600];
+    io_deck(deck, sizeof deck, 1000.0, n, 2, 0.25, 0.25, 1.0, 0, 0);
+    snprintf(dpath, sizeof dpath, "%s/a.deck", dir);
+    io_write(dpath, deck);
+    int rc = io_sh("%s --quiet --out %s/run %s", NBODY6C_BIN, dir, dpath);
+    CHECK(rc == 0, "a %d-body run to t = 1 (exit %d): %s", n, rc, io_out);
+    char p[700];
+    /* NFIX = 2: outputs at 0.25, 0.5, 0.75, 1 give snapshots 1 (t = 0.5) and 2 (t = 1) */
+    snprintf(p, sizeof p, "%s/run/snap.000002.h5", dir);
+    snapshot_data sd;
+    char err[1024];
+    int ok = snapshot_read(p, &sd, err, sizeof err) == 0;
+    CHECK(ok && sd.time == 1.0, "snap.000002.h5 at t = 1 (NFIX = 2): %s", ok ? "ok" : err);
+    if (ok) snapshot_data_free(&sd);
+    snprintf(p, sizeof p, "%s/run/snap.000003.h5", dir);
+    CHECK(!io_exists(p), "no third snapshot");
+    snprintf(p, sizeof p, "%s/run/snap.000001.h5", dir);
+    layout(p, n);
+    with_h5py(p, n);
+
+    /* --ic: KZ(22) = 3 takes the snapshot's bodies as they are; the new
+     * run's t = 0 snapshot must hold exactly the same numbers */
+    io_deck(deck, sizeof deck, 1000.0, n, 1, 0.25, 0.25, 0.25, 0, 3);
+    io_write(dpath, deck);
+    rc = io_sh("%s --quiet --out %s/ic --ic %s %s", NBODY6C_BIN, dir, p, dpath);
+    CHECK(rc == 0, "--ic snap.000001.h5 with KZ(22) = 3 (exit %d): %s", rc, io_out);
+    snapshot_data a, b;
+    char q[700];
+    snprintf(q, sizeof q, "%s/ic/snap.000000.h5", dir);
+    if (snapshot_read(p, &a, err, sizeof err) == 0) {
+        if (snapshot_read(q, &b, err, sizeof err) == 0) {
+            int diff = a.n != b.n;
+            for (int k = 0; !diff && k < a.n; k++)
+                diff = memcmp(a.x[k], b.x[k], sizeof a.x[k]) || memcmp(a.v[k], b.v[k], sizeof a.v[k]) ||
+                       a.m[k] != b.m[k] || a.name[k] != b.name[k];
+            CHECK(!diff, "the new run starts from exactly the snapshot's bodies");
+            snapshot_data_free(&b);
+        } else {
+            CHECK(0, "%s", err);
+        }
+        snapshot_data_free(&a);
+    }
+    io_deck(deck, sizeof deck, 1000.0, n + 1, 1, 0.25, 0.25, 0.25, 0, 3);
+    io_write(dpath, deck);
+    rc = io_sh("%s --quiet --out %s/ic2 --ic %s %s", NBODY6C_BIN, dir, p, dpath);
+    CHECK(rc == 2 && strstr(io_out, "holds 128 bodies"), "--ic with another N is refused (exit %d): %s", rc, io_out);
+
+    /* a failed write: the 2nd snapshot after t = 0 fails like a full disk */
+    io_deck(deck, sizeof deck, 1000.0, n, 1, 0.25, 0.25, 1.0, 0, 0);
+    io_write(dpath, deck);
+    rc = io_sh("NBODY6C_FAULT=snapshot@2 %s --quiet --out %s/fail %s", NBODY6C_BIN, dir, dpath);
+    CHECK(rc == 1 && strstr(io_out, "snap.000002.h5") && strstr(io_out, "No space"),
+          "a failed snapshot stops the run with exit 1 and a message (exit %d): %s", rc, io_out);
+    int good = 1;
+    for (int k = 0; k <= 1; k++) {
+        snprintf(q, sizeof q, "%s/fail/snap.%06d.h5", dir, k);
+        if (snapshot_read(q, &a, err, sizeof err) == 0) snapshot_data_free(&a);
+        else good = 0;
+    }
+    snprintf(q, sizeof q, "%s/fail/snap.000002.h5", dir);
+    snprintf(p, sizeof p, "%s/fail/.snap.000002.h5.tmp", dir);
+    CHECK(good && !io_exists(q) && !io_exists(p),
+          "snapshots 0 and 1 intact and readable, neither snap.000002.h5 nor its temporary left");
+    io_sh("rm -rf %s", dir);
+    return check_done();
+}
