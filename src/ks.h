@@ -54,6 +54,14 @@ double ks_total_energy(sim *s);
 /* Hard binaries (E_b < EBH) and their binding energy (negative). */
 int ks_hard_binaries(const sim *s, double *ebin_hard);
 
+/* What the log and summary.json report about KS. */
+typedef struct ks_summary {
+    long long formed, terminated, steps;
+    int pairs, hard;        /* pairs now; hard binaries (E_b < EBH) among them */
+    double ebin_hard;       /* their binding energy (negative; 0 if none) */
+} ks_summary;
+void ks_summarise(const sim *s, ks_summary *out);
+
 /* KZ(16): RMIN, DTMIN (and SMIN) from the core density (§9), at every energy
  * check after checks_measure. */
 void ks_auto_params(sim *s);

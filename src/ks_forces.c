@@ -201,6 +201,17 @@ int ks_hard_binaries(const sim *s, double *ebin_hard)
     return nh;
 }
 
+void ks_summarise(const sim *s, ks_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s->ks) return;
+    out->formed = s->ks->formed;
+    out->terminated = s->ks->terminated;
+    out->steps = s->ks->steps;
+    out->pairs = s->npairs;
+    out->hard = ks_hard_binaries(s, &out->ebin_hard);
+}
+
 double ks_total_energy(sim *s)
 {
     int n = s->n;

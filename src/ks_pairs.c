@@ -36,7 +36,8 @@ int ks_open(sim *s, const deck *d, char *err, size_t errlen)
     k->pair = calloc(k->cap, sizeof *k->pair);
     k->map = malloc(sizeof(int) * 2 * s->cap);
     k->tmp = malloc(sizeof(int) * 2 * (s->nbmax + 2));
-    if (!k->pair || !k->map || !k->tmp) goto nomem;
+    k->dirty = calloc((size_t)s->cap, 1);
+    if (!k->pair || !k->map || !k->tmp || !k->dirty) goto nomem;
     k->kz16 = d ? d->kz[16] : 0;
     k->ebh = -0.5 * s->mmean * s->p.eclose;
     s->ks = k;
@@ -59,6 +60,7 @@ void ks_close(sim *s)
     free(s->ks->pair);
     free(s->ks->map);
     free(s->ks->tmp);
+    free(s->ks->dirty);
     free(s->ks);
     s->ks = NULL;
 }
@@ -86,6 +88,7 @@ static void swap_slots(sim *s, int a, int b, int *map, int *inv)
         la[q] = lb[q];
         lb[q] = t_;
     }
+    s->ks->dirty[a] = s->ks->dirty[b] = 1;
     int oa = inv[a], ob = inv[b];
     map[oa] = b;
     map[ob] = a;
@@ -107,8 +110,13 @@ static int cmp_int(const void *a, const void *b)
 /* Rewrites a list of old labels: map, the split label -> (sa, sb), self and
  * duplicates dropped, ascending; at most cap entries. */
 static int relabel_list(int *l, int n, const int *map, int split, int sa, int sb, int self,
-                        int cap, int *tmp)
+                        int cap, int *tmp, int *changed)
 {
+    /* most lists name none of the few bodies an event moves: leave them */
+    int any = 0;
+    for (int q = 0; q < n && !any; q++) any = l[q] == split || map[l[q]] != l[q];
+    *changed = any;
+    if (!any) return n;
     int m = 0;
     for (int q = 0; q < n; q++) {
         int e = l[q];
@@ -131,20 +139,55 @@ static int relabel_list(int *l, int n, const int *map, int split, int sa, int sb
 
 static void relabel_all(sim *s, const int *map, int split, int sa, int sb)
 {
-    int *tmp = s->ks->tmp;
-    for (int i = s->ifirst; i < s->ntot; i++)
-        s->nnb[i] = relabel_list(sim_list(s, i), s->nnb[i], map, split, sa, sb, i, s->nbmax, tmp);
+    int *tmp = s->ks->tmp, changed;
+    for (int i = s->ifirst; i < s->ntot; i++) {
+        s->nnb[i] = relabel_list(sim_list(s, i), s->nnb[i], map, split, sa, sb, i, s->nbmax, tmp,
+                                 &changed);
+        if (changed) s->ks->dirty[i] = 1;
+    }
     for (int k = 0; k < s->npairs; k++) {
         ks_pair *kp = &s->ks->pair[k];
-        kp->np = relabel_list(kp->plist, kp->np, map, split, sa, sb, s->n + k, s->nbmax, tmp);
+        kp->np = relabel_list(kp->plist, kp->np, map, split, sa, sb, s->n + k, s->nbmax, tmp,
+                              &changed);
     }
 }
 
-/* Both libraries get every body and list of the integrated range again. */
+/* Both libraries get the new j-range and every body whose slot, polynomial
+ * or list changed at this event (an event touches a few bodies and the lists
+ * that named them; resending all N would cost O(N) per event). */
 static void send_everything(sim *s)
 {
-    startup_send_all(s);
-    for (int i = s->ifirst; i < s->ntot; i++) gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
+    unsigned char *dirty = s->ks->dirty;
+    gpunb_set_range(s->nb, s->ifirst, s->ntot);
+    int nd = 0;
+    for (int i = s->ifirst; i < s->ntot; i++) nd += dirty[i];
+    int *idx = malloc(sizeof(int) * (nd + 1));
+    double *t0 = malloc(sizeof(double) * (nd + 1)), *m = malloc(sizeof(double) * (nd + 1));
+    vec3 *x = malloc(sizeof(vec3) * (nd + 1)), *v = malloc(sizeof(vec3) * (nd + 1));
+    vec3 *a = malloc(sizeof(vec3) * (nd + 1)), *j = malloc(sizeof(vec3) * (nd + 1));
+    if (!idx || !t0 || !m || !x || !v || !a || !j) {
+        fprintf(stderr, "nbody6c: out of memory at a KS event\n");
+        exit(1);
+    }
+    int k = 0;
+    for (int i = s->ifirst; i < s->ntot; i++) {
+        if (!dirty[i]) continue;
+        gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
+        gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
+        idx[k] = i;
+        t0[k] = s->t0[i];
+        m[k] = s->m[i];
+        memcpy(x[k], s->x0[i], sizeof(vec3));
+        memcpy(v[k], s->v0[i], sizeof(vec3));
+        memcpy(a[k], s->a[i], sizeof(vec3));
+        memcpy(j[k], s->j[i], sizeof(vec3));
+        k++;
+    }
+    if (nd > 0)
+        gpunb_set_jp(s->nb, nd, idx, t0, (const double(*)[3])x, (const double(*)[3])v,
+                     (const double(*)[3])a, (const double(*)[3])j, m);
+    free(idx); free(t0); free(m); free(x); free(v); free(a); free(j);
+    memset(dirty, 0, (size_t)s->cap);
 }
 
 /* ---- new bodies ---------------------------------------------------------- */
@@ -178,6 +221,7 @@ static int init_bodies(sim *s, int nb, const int *idx, double t, char *err, size
         memcpy(s->v[i], s->v0[i], sizeof(vec3));
         memset(s->a[i], 0, sizeof(vec3));
         memset(s->j[i], 0, sizeof(vec3));
+        s->ks->dirty[i] = 1;
     }
     send_everything(s);
     gpunb_predict(s->nb, t);
@@ -264,6 +308,7 @@ static int init_bodies(sim *s, int nb, const int *idx, double t, char *err, size
             ks_orbit_poly(&s->ks->pair[i - s->n].o, &pf, &c);
         }
     }
+    for (int k = 0; k < nb; k++) s->ks->dirty[idx[k]] = 1;
     send_everything(s);
     rc = 0;
 out:
@@ -369,6 +414,7 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     free(split);
     if (rc) return -1;
     ks->formed++;
+    if (getenv("KSDBG")) { ks_pair *kq = &ks->pair[k]; fprintf(stderr, "FORM t %.6f names %d %d m %.4f %.4f a %.3e e %.3f R %.3e r0 %.3e np %d gam %.2e nnbcm %d dtcm %.2e\n", t, s->name[2*k], s->name[2*k+1], s->m[2*k], s->m[2*k+1], ks_orbit_semi(&kq->o), ks_orbit_ecc(&kq->o), kq->o.r, kq->o.r0, kq->np, kq->o.gamma, s->nnb[s->n+k], s->dt[s->n+k]); }
     return 0;
 }
 
@@ -391,6 +437,7 @@ int ks_terminate(sim *s, int k, double t, char *err, size_t errlen)
     ks_predict_slot_high(s, icm, t, xcm, vcm);
     ks_to_rel(kp->o.u, kp->o.up, q, qd);
     double rs = s->rs[icm], dtr = s->dtr[icm];
+    if (getenv("KSDBG")) fprintf(stderr, "TERM t %.6f names %d %d a %.3e e %.3f R %.3e r0 %.3e np %d gam %.2e nnbcm %d rs %.3e h %.3f\n", t, s->name[2*k], s->name[2*k+1], ks_orbit_semi(&kp->o), ks_orbit_ecc(&kp->o), kp->o.r, kp->o.r0, kp->np, kp->o.gamma, s->nnb[icm], s->rs[icm], kp->o.h);
 
     int *map = ks->map, *inv = ks->map + s->cap;
     labels_reset(s, map, inv);
@@ -495,6 +542,7 @@ static int slot_of_name(const sim *s, int name)
 static void note_jump(sim *s, double e0)
 {
     double d = fabs(ks_total_energy(s) - e0) / fabs(e0);
+    if (getenv("KSDBG")) fprintf(stderr, "   JUMP %.2e\n", (ks_total_energy(s) - e0) / fabs(e0));
     if (d > s->ks->jump_max) s->ks->jump_max = d;
 }
 

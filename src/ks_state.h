@@ -33,6 +33,7 @@ typedef struct ks_state {
     double jump_max;     /* the largest |dE/E| over one event so far */
     int *map;            /* relabelling scratch, s->cap entries */
     int *tmp;            /* list scratch, 2 s->nbmax entries */
+    unsigned char *dirty; /* slots whose polynomial or list the libraries must get again */
 } ks_state;
 
 /* Is pair k perturbed (its components resolved in the forces)? */

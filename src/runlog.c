@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <omp.h>
+#include "ks.h"
 #include "runlog.h"
 #include "version.h"
 
@@ -36,9 +37,11 @@ int runlog_open(runlog *r, const char *dir, const sim *s, const char *deck_path,
             p += len + (e ? 1 : 0);
         }
     }
-    fprintf(f, "#%9s %13s %13s %13s %11s %11s %8s %9s %9s %5s %9s %9s %9s %9s %9s %7s %12s %11s %9s %9s %9s %9s\n",
+    /* KS columns last (ks_form .. ebin): tools that read the first columns keep working */
+    fprintf(f, "#%9s %13s %13s %13s %11s %11s %8s %9s %9s %5s %9s %9s %9s %9s %9s %7s %12s %11s %9s %9s %9s %9s %8s %8s %11s %6s %13s\n",
             "t", "E", "T", "W", "dE", "dE_cum", "Q", "r_dc", "rc", "nc", "rh", "r1%", "r10%",
-            "r50%", "r90%", "<nnb>", "steps_irr", "steps_reg", "wall", "wall_reg", "wall_irr", "wall_rest");
+            "r50%", "r90%", "<nnb>", "steps_irr", "steps_reg", "wall", "wall_reg", "wall_irr", "wall_rest",
+            "ks_form", "ks_term", "ks_steps", "n_hard", "ebin");
     fflush(f);
     return 0;
 }
@@ -60,11 +63,13 @@ void runlog_check(runlog *r, const sim *s, const diag *d, int first)
     }
     double wall = s->tm.total, rest = wall - s->tm.regular - s->tm.irregular;
     double rdc = sqrt(d->xd[0] * d->xd[0] + d->xd[1] * d->xd[1] + d->xd[2] * d->xd[2]);
-    fprintf(r->log, "%10.5f %13.10f %13.10f %13.10f %11.3e %11.3e %8.5f %9.3e %9.5f %5d %9.5f %9.5f %9.5f %9.5f %9.5f %7.2f %12lld %11lld %9.2f %9.2f %9.2f %9.2f\n",
+    ks_summary ks;
+    ks_summarise(s, &ks);
+    fprintf(r->log, "%10.5f %13.10f %13.10f %13.10f %11.3e %11.3e %8.5f %9.3e %9.5f %5d %9.5f %9.5f %9.5f %9.5f %9.5f %7.2f %12lld %11lld %9.2f %9.2f %9.2f %9.2f %8lld %8lld %11lld %6d %13.6e\n",
             d->t, e, d->kin, d->pot, r->de_last, (e - r->e0) / fabs(r->e0), d->qvir, rdc, d->rc, d->nc,
             d->rlagr[2], d->rlagr[0], d->rlagr[1], d->rlagr[2], d->rlagr[3], d->nbmean,
             (long long)s->cnt.steps_irr, (long long)s->cnt.steps_reg, wall, s->tm.regular,
-            s->tm.irregular, rest);
+            s->tm.irregular, rest, ks.formed, ks.terminated, ks.steps, ks.hard, ks.ebin_hard);
     fflush(r->log);
 }
 
@@ -126,6 +131,13 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
     fprintf(f, "  \"threads\": %d,\n", omp_get_max_threads());
     fprintf(f, "  \"gpunb_backend\": \"%s\",\n", gpunb_backend(s->nb));
     fprintf(f, "  \"gpuirr_backend\": \"%s\",\n", gpuirr_backend(s->irr));
+    /* ---- KS regularisation (ks.h): ebin is the hard binaries' binding energy ---- */
+    ks_summary ks;
+    ks_summarise(s, &ks);
+    fprintf(f, "  \"ks_formed\": %lld,\n  \"ks_terminated\": %lld,\n  \"ks_steps\": %lld,\n",
+            ks.formed, ks.terminated, ks.steps);
+    fprintf(f, "  \"ks_pairs\": %d,\n  \"hard_binaries\": %d,\n  \"ebin\": %.17g,\n", ks.pairs,
+            ks.hard, ks.ebin_hard);
     /* ---- early stops (runctl.h) ---- */
     fprintf(f, "  \"finished\": %s,\n", r->stop_reason ? "false" : "true");
     fprintf(f, "  \"stop_reason\": \"%s\",\n", r->stop_reason ? r->stop_reason : "tcrit");
