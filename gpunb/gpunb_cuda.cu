@@ -124,6 +124,8 @@ typedef struct GpunbCuda {
     Dev dev[NGROUP];
     JPoly *h_poly;                    /* host copy (simple path, fpoly upload) */
     JPoly *h_up; size_t hup_cap;      /* pinned staging for set_jp: polynomials, then slots */
+    int *pend_pos;                    /* slot -> entry in the pending update, or -1 */
+    int *pend_idx, npend;             /* slots with an update not yet on the GPU */
     dbl4 *h_px, *h_pv; long pred_version;   /* simple path: host prediction */
     int poly_stale;                   /* simple path: device poly behind host copy */
     char *h_i; size_t hi_cap;         /* pinned i-data */
@@ -727,6 +729,8 @@ static void cuda_close(gpunb *g)
     void *hp[] = {c->h_up, c->h_px, c->h_pv, c->h_i, c->h_pos};
     for (size_t m = 0; m < sizeof hp / sizeof hp[0]; m++) if (hp[m]) cudaFreeHost(hp[m]);
     free(c->h_poly);
+    free(c->pend_pos);
+    free(c->pend_idx);
     free(c);
 }
 
@@ -755,11 +759,10 @@ static void dev_set_jp(GpunbCuda *c, Dev *d, void *arg)
     d->pred_ok = 0;
 }
 
-static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
-                        const double (*x)[3], const double (*v)[3],
-                        const double (*a)[3], const double (*jerk)[3], const double *m)
+/* Sends the pending polynomials (each slot once, its latest) in one copy. */
+static void flush_set_jp(GpunbCuda *c)
 {
-    GpunbCuda *c = as_cuda(g);
+    int n = c->npend;
     if (n <= 0) return;
     for (int k = 0; k < c->ngpu; k++)
         if (c->dev[k].up_pending) {
@@ -769,20 +772,37 @@ static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
     grow_host((void **)&c->h_up, &c->hup_cap, (size_t)n * (sizeof(JPoly) + sizeof(int)));
     int *upidx = (int *)(c->h_up + n);
     for (int k = 0; k < n; k++) {
-        JPoly *p = &c->h_up[k];
+        int i = c->pend_idx[k];
+        c->h_up[k] = c->h_poly[i];
+        upidx[k] = i;
+        c->pend_pos[i] = -1;
+    }
+    c->npend = 0;
+    on_all_devices(c, dev_set_jp, &n);
+}
+
+/* set_jp only records the bodies: most blocks have no regular member, and the
+ * GPU needs the polynomials only at the next regular force, so the updates of
+ * many blocks travel together (a body corrected twice goes once). */
+static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
+                        const double (*x)[3], const double (*v)[3],
+                        const double (*a)[3], const double (*jerk)[3], const double *m)
+{
+    GpunbCuda *c = as_cuda(g);
+    if (n <= 0) return;
+    for (int k = 0; k < n; k++) {
+        JPoly *p = &c->h_poly[idx[k]];
         for (int e = 0; e < 3; e++) {
             p->x[e] = x[k][e]; p->v[e] = v[k][e]; p->a[e] = a[k][e]; p->j[e] = jerk[k][e];
         }
         p->t0 = t0[k];
         p->m = m[k];
-        upidx[k] = idx[k];
-        c->h_poly[idx[k]] = *p;
+        if (!c->simple && c->pend_pos[idx[k]] < 0) {
+            c->pend_pos[idx[k]] = c->npend;
+            c->pend_idx[c->npend++] = idx[k];
+        }
     }
-    if (c->simple) {
-        c->poly_stale = 1;   /* the reference path sends predicted bodies only */
-        return;
-    }
-    on_all_devices(c, dev_set_jp, &n);
+    if (c->simple) c->poly_stale = 1;   /* the reference path sends predicted bodies only */
 }
 
 static void cuda_predict(gpunb *g, double t)
@@ -848,6 +868,7 @@ static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
     const int nbmax = g->nbmax, nj = c->jend - c->jbeg;
     int over = 0;
     c->regf_calls++;
+    flush_set_jp(c);
     for (int i0 = 0; i0 < ni; i0 += NI_CHUNK) {
         const int n = imin(NI_CHUNK, ni - i0);
         const Geom gm = make_geom(n, nj, c->target_blocks);
@@ -996,6 +1017,7 @@ static void cuda_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const
 {
     GpunbCuda *c = as_cuda(g);
     if (ni <= 0) return;
+    flush_set_jp(c);
     if (c->simple && c->poly_stale) {   /* fpoly reads a, jerk of the stored polynomials */
         on_all_devices(c, dev_upload_poly, NULL);
         c->poly_stale = 0;
@@ -1110,7 +1132,15 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
     c->jbeg = 0;
     c->jend = nmax;
     c->h_poly = (JPoly *)calloc((size_t)nmax, sizeof(JPoly));
-    if (!c->h_poly) { snprintf(err, errlen, "out of memory"); free(c); return NULL; }
+    c->pend_pos = (int *)malloc(sizeof(int) * (size_t)nmax);
+    c->pend_idx = (int *)malloc(sizeof(int) * (size_t)nmax);
+    c->npend = 0;
+    if (c->pend_pos) for (int i = 0; i < nmax; i++) c->pend_pos[i] = -1;
+    if (!c->h_poly || !c->pend_pos || !c->pend_idx) {
+        snprintf(err, errlen, "out of memory");
+        free(c->h_poly); free(c->pend_pos); free(c->pend_idx); free(c);
+        return NULL;
+    }
     if (c->simple) {
         OPEN_CK(cudaHostAlloc((void **)&c->h_px, (size_t)nmax * sizeof(dbl4), cudaHostAllocPortable));
         OPEN_CK(cudaHostAlloc((void **)&c->h_pv, (size_t)nmax * sizeof(dbl4), cudaHostAllocPortable));

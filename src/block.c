@@ -21,6 +21,7 @@
 struct block_scratch {
     int *q, nq;        /* bodies with t0 + dt <= tq */
     double tq, dtq;
+    int64_t fill_block; /* the block count at the last refill */
     int *act, nact;    /* this block, ascending slots */
     int *reg, nreg;    /* the subset due a regular step */
     vec3 *ai, *ji;     /* irregular force with the old lists */
@@ -83,10 +84,15 @@ static double dot3(const double a[3], const double b[3])
 
 /* ---- schedule ---------------------------------------------------------- */
 
-/* Refills the queue with the bodies due before tq = tmin + dtq; dtq adapts so
- * that the queue holds about sqrt(N) bodies (NBODY6's LISTQ). */
+/* Refills the queue with the bodies due before tq = tmin + dtq.  dtq adapts
+ * so that the queue holds at least about sqrt(N) bodies (NBODY6's LISTQ) and
+ * lasts several blocks: each refill scans all N bodies, each block only the
+ * queue. */
 static void schedule_fill(const sim *s, block_scratch *b)
 {
+    int64_t served = s->cnt.blocks - b->fill_block;
+    b->fill_block = s->cnt.blocks;
+    if (b->nq == 0 && b->dtq > 0.0 && served < 8) b->dtq *= 2.0;
     double tmin = INFINITY, smallest = INFINITY;
     for (int i = s->ifirst; i < s->ntot; i++) {
         tmin = fmin(tmin, s->t0[i] + s->dt[i]);
@@ -100,7 +106,7 @@ static void schedule_fill(const sim *s, block_scratch *b)
         b->nq = 0;
         for (int i = s->ifirst; i < s->ntot; i++)
             if (s->t0[i] + s->dt[i] <= b->tq) b->q[b->nq++] = i;
-        if (b->nq > 4 * target && b->dtq > smallest) {
+        if (b->nq > 4 * target && b->nq > (s->ntot - s->ifirst) / 8 && b->dtq > smallest) {
             b->dtq *= 0.5;
             continue;
         }
@@ -372,7 +378,9 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     ks_advance(s, t);
 
     /* 1. predict and irregular forces with the current lists */
-    if (b->nreg == 0 && b->nact <= s->p.npact)
+    /* (the SIMD library itself turns to predicting everyone when the active
+     * bodies' lists cover a good part of N: its measured NPACT switch) */
+    if (b->nreg == 0)
         gpuirr_pred_act(s->irr, b->nact, b->act, t);
     else
         gpuirr_pred_all(s->irr, s->ifirst, s->ntot, t);

@@ -74,7 +74,7 @@ static void sec_end(wbuf *w, size_t at)
 #define DECK_INTS(X) X(kstart) X(n) X(nfix) X(ncrit) X(nrand) X(nnbmax) X(nrun) X(nbin0) X(nhi0)
 #define PARAM_REALS(X) X(etai) X(etar) X(rs0) X(dtadj) X(deltat) X(tcrit) X(qe) X(smax) \
     X(dtmin) X(rmin) X(etau) X(eclose) X(gmin) X(gmax)
-#define PARAM_INTS(X) X(nnbmax0) X(kz40) X(nbmax) X(npact) X(fixed_radius) X(ks_off)
+#define PARAM_INTS(X) X(nnbmax0) X(kz40) X(nbmax) X(fixed_radius) X(ks_off)
 #define SIM_INTS(X) X(n) X(npairs) X(ifirst) X(ntot) X(cap) X(nbmax) X(nc)
 #define SIM_REALS(X) X(time) X(mtot) X(mmean) X(nnbmax) X(znbmin) X(znbmax) X(alpha) \
     X(rscale) X(tcr) X(rsmin) X(xd[0]) X(xd[1]) X(xd[2]) X(rc) X(rc2) X(vc) X(smin) X(rhod)

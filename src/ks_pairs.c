@@ -414,7 +414,6 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     free(split);
     if (rc) return -1;
     ks->formed++;
-    if (getenv("KSDBG")) { ks_pair *kq = &ks->pair[k]; fprintf(stderr, "FORM t %.6f names %d %d m %.4f %.4f a %.3e e %.3f R %.3e r0 %.3e np %d gam %.2e nnbcm %d dtcm %.2e\n", t, s->name[2*k], s->name[2*k+1], s->m[2*k], s->m[2*k+1], ks_orbit_semi(&kq->o), ks_orbit_ecc(&kq->o), kq->o.r, kq->o.r0, kq->np, kq->o.gamma, s->nnb[s->n+k], s->dt[s->n+k]); }
     return 0;
 }
 
@@ -437,7 +436,6 @@ int ks_terminate(sim *s, int k, double t, char *err, size_t errlen)
     ks_predict_slot_high(s, icm, t, xcm, vcm);
     ks_to_rel(kp->o.u, kp->o.up, q, qd);
     double rs = s->rs[icm], dtr = s->dtr[icm];
-    if (getenv("KSDBG")) fprintf(stderr, "TERM t %.6f names %d %d a %.3e e %.3f R %.3e r0 %.3e np %d gam %.2e nnbcm %d rs %.3e h %.3f\n", t, s->name[2*k], s->name[2*k+1], ks_orbit_semi(&kp->o), ks_orbit_ecc(&kp->o), kp->o.r, kp->o.r0, kp->np, kp->o.gamma, s->nnb[icm], s->rs[icm], kp->o.h);
 
     int *map = ks->map, *inv = ks->map + s->cap;
     labels_reset(s, map, inv);
@@ -542,7 +540,6 @@ static int slot_of_name(const sim *s, int name)
 static void note_jump(sim *s, double e0)
 {
     double d = fabs(ks_total_energy(s) - e0) / fabs(e0);
-    if (getenv("KSDBG")) fprintf(stderr, "   JUMP %.2e\n", (ks_total_energy(s) - e0) / fabs(e0));
     if (d > s->ks->jump_max) s->ks->jump_max = d;
 }
 

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "sim.h"
 
-static void params_from_deck(params *p, const deck *d, int n, int nbmax)
+static void params_from_deck(params *p, const deck *d, int nbmax)
 {
     p->etai = d->etai;
     p->etar = d->etar;
@@ -23,8 +23,6 @@ static void params_from_deck(params *p, const deck *d, int n, int nbmax)
     p->nnbmax0 = d->nnbmax;
     p->kz40 = d->kz[40];
     p->nbmax = nbmax > 0 ? nbmax : (d->nnbmax + 50 > 400 ? d->nnbmax + 50 : 400);
-    /* NBODY6's NPACT by N (intgrt.omp.f) */
-    p->npact = n <= 5000 ? 75 : n <= 50000 ? 100 : n <= 100000 ? 150 : 200;
 }
 
 #define ALLOC(ptr, count)                                                        \
@@ -38,7 +36,7 @@ sim *sim_create(const deck *d, int n, const double *m, const double (*x)[3],
 {
     sim *s = calloc(1, sizeof *s);
     if (!s) goto nomem;
-    params_from_deck(&s->p, d, n, nbmax);
+    params_from_deck(&s->p, d, nbmax);
     s->n = n;
     s->npairs = 0;
     s->ifirst = 0;

@@ -44,7 +44,6 @@ typedef struct params {
     int nnbmax0;       /* deck value (NBZERO) */
     int kz40;
     int nbmax;         /* hard cap of a list */
-    int npact;         /* block size up to which only active bodies are predicted */
     int fixed_radius;  /* keep every neighbour radius as set (tests: all bodies neighbours) */
     /* ---- KS (ks.h) ---- */
     int ks_off;        /* 1: no KS regularisation (benchmarks, comparisons); default 0 */
