@@ -48,13 +48,12 @@
 /* pred_act predicts the union of the active bodies and their lists.  When
  * sum over the block of (1 + nnb) passes this fraction of the used slots it
  * predicts every used slot instead (the paper's NPACT switch).  Measured
- * (bench/bench_gpuirr.c, N = 65536, lists of 50-100, Xeon): collecting and
- * predicting the union costs ~50 ns per list entry (serial gathering,
- * random access), pred_all ~25 ns per body on one thread and parallel; the
- * two meet at sum(1 + nnb) ~ 0.45 N on 1 thread and ~ 0.3 N on 2 to 16
- * threads (an active block of ~250 bodies at N = 64k, near NBODY6's
- * NPACT = 150). */
-#define NPACT_FRACTION 0.3
+ * first with a serial gathering of the union (bench/bench_gpuirr.c,
+ * N = 65536, lists of 50-100, Xeon): ~50 ns per list entry against ~25 ns
+ * per body for pred_all, meeting at sum(1 + nnb) ~ 0.3 N on 2 to 16
+ * threads.  The gathering is now parallel (one atomic claim per entry), which
+ * moves the turn-around up; 0.6 N is an estimate, not yet measured. */
+#define NPACT_FRACTION 0.6
 
 typedef struct simd_irr {
     gpuirr base;
@@ -70,7 +69,7 @@ typedef struct simd_irr {
     unsigned *stamp;            /* pred_act: which slots this call has collected */
     unsigned epoch;
     double npact_fraction;      /* NPACT_FRACTION, or a benchmark's choice */
-    int *todo, *bad;            /* scratch, nmax each */
+    int *bad;                   /* scratch, nmax */
 } simd_irr;
 
 static simd_irr *state(gpuirr *g) { return (simd_irr *)g; }
@@ -97,7 +96,7 @@ static void simd_close(gpuirr *g)
     free(s->x0); free(s->v0); free(s->a0); free(s->j0);
     free(s->xp); free(s->vp); free(s->predicted);
     free(s->rec); free(s->nnb); free(s->list);
-    free(s->stamp); free(s->todo); free(s->bad);
+    free(s->stamp); free(s->bad);
     free(s);
 }
 
@@ -162,24 +161,11 @@ static void simd_pred_all(gpuirr *g, int jbeg, int jend, double t)
     for (int i = jbeg; i < jend; i++) predict_one(s, i, t);
 }
 
-/* Collects the active bodies and their neighbours, each once, into s->todo. */
-static int collect_active(simd_irr *s, int ni, const int *ilist)
+/* Predicts slot j unless another thread of this call has claimed it: the
+ * atomic exchange on its stamp lets exactly one thread write its record. */
+static inline void claim_and_predict(simd_irr *s, int j, unsigned epoch, double t)
 {
-    if (++s->epoch == 0) {
-        memset(s->stamp, 0, sizeof *s->stamp * (size_t)s->base.nmax);
-        s->epoch = 1;
-    }
-    int n = 0;
-    for (int k = 0; k < ni; k++) {
-        int i = ilist[k];
-        const int *row = s->list + (size_t)i * s->stride;
-        if (s->stamp[i] != s->epoch) { s->stamp[i] = s->epoch; s->todo[n++] = i; }
-        for (int q = 0; q < s->nnb[i]; q++) { /* nnb < 0: a rejected list, none */
-            int j = row[q];
-            if (s->stamp[j] != s->epoch) { s->stamp[j] = s->epoch; s->todo[n++] = j; }
-        }
-    }
-    return n;
+    if (__atomic_exchange_n(&s->stamp[j], epoch, __ATOMIC_RELAXED) != epoch) predict_one(s, j, t);
 }
 
 static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
@@ -191,9 +177,19 @@ static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
         simd_pred_all(g, 0, s->nused, t);
         return;
     }
-    int n = collect_active(s, ni, ilist);
-    #pragma omp parallel for schedule(static) if (n > 2048)
-    for (int k = 0; k < n; k++) predict_one(s, s->todo[k], t);
+    if (++s->epoch == 0) {
+        memset(s->stamp, 0, sizeof *s->stamp * (size_t)s->base.nmax);
+        s->epoch = 1;
+    }
+    const unsigned epoch = s->epoch;
+    /* the active bodies and their neighbours, in parallel: no serial gathering */
+    #pragma omp parallel for schedule(dynamic, 8) if (work > 2048)
+    for (int k = 0; k < ni; k++) {
+        int i = ilist[k];
+        const int *row = s->list + (size_t)i * s->stride;
+        claim_and_predict(s, i, epoch, t);
+        for (int q = 0; q < s->nnb[i]; q++) claim_and_predict(s, row[q], epoch, t); /* nnb < 0: none */
+    }
 }
 
 /* Body i's irregular force in double from the predicted double state: the
@@ -308,10 +304,9 @@ static int alloc_arrays(simd_irr *s, int nmax)
     s->nnb = calloc(n, sizeof *s->nnb);
     s->list = alloc_random_access(n * (size_t)s->stride * sizeof *s->list);
     s->stamp = calloc(n, sizeof *s->stamp);
-    s->todo = malloc(n * sizeof *s->todo);
     s->bad = malloc(n * sizeof *s->bad);
     if (!s->t0 || !s->m || !s->tpred || !s->x0 || !s->v0 || !s->a0 || !s->j0 || !s->xp ||
-        !s->vp || !s->predicted || !s->rec || !s->nnb || !s->list || !s->stamp || !s->todo || !s->bad)
+        !s->vp || !s->predicted || !s->rec || !s->nnb || !s->list || !s->stamp || !s->bad)
         return -1;
     memset(s->rec, 0, recbytes);
     for (int i = 0; i < nmax; i++)
