@@ -370,12 +370,14 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
 {
     double ws = omp_get_wtime();
     double t = block_next_time(s, b);
-    double w0 = omp_get_wtime();
     select_block(s, b, t);
-    s->tm.p_sched += omp_get_wtime() - ws;
     s->time = t;
+    double wk = omp_get_wtime();
+    s->tm.p_sched += wk - ws;
     /* KS pairs first, up to the block time (subint.f) */
     ks_advance(s, t);
+    double w0 = omp_get_wtime();
+    s->tm.p_ks += w0 - wk;
 
     /* 1. predict and irregular forces with the current lists */
     /* (the SIMD library itself turns to predicting everyone when the active
@@ -451,7 +453,9 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
      * pairs; an event moves slots, so the schedule starts afresh */
     if (s->ks) {
         for (int q = 0; q < b->nreg; q++) ks_note_regular(s, b->act[b->reg[q]]);
+        double we = omp_get_wtime();
         int ch = ks_block_end(s, b->act, b->nact, t, err, errlen);
+        s->tm.p_ks += omp_get_wtime() - we;
         if (ch < 0) return -1;
         if (ch > 0) {
             block_reschedule(b);

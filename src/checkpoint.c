@@ -81,7 +81,7 @@ static void sec_end(wbuf *w, size_t at)
 #define SIM_COUNTERS(X) X(steps_irr) X(steps_reg) X(blocks) X(nb_overflow_retries) X(blocks_regular) \
     X(schedule_fills)
 #define SIM_TIMERS(X) X(regular) X(irregular) X(total) X(startup) X(p_predict) X(p_firr) X(p_corr) \
-    X(p_regf) X(p_firr_new) X(p_corr_reg) X(p_send) X(p_sched)
+    X(p_regf) X(p_firr_new) X(p_corr_reg) X(p_send) X(p_sched) X(p_ks)
 #define BODY_REALS(X) X(m) X(tpred) X(t0) X(t0r) X(dt) X(dtr) X(rs)
 #define BODY_VECS(X) X(x0) X(v0) X(x) X(v) X(a) X(j) X(fi) X(fid) X(d2) X(d3) X(fr) X(frd) \
     X(d2r) X(d3r)

@@ -32,6 +32,7 @@ static void usage(FILE *f)
         "                   KZ(2) >= 1 gives one at every output (DELTAT); one is\n"
         "                   always written at the end and at every early stop\n"
         "  --snapshots on|off  HDF5 snapshot every NFIX-th output and at t = 0 (default on)\n"
+        "  --ks=on|off      KS regularisation of close pairs (default on)\n"
         "  --threads N      OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
         "  --gpu=MODE       auto (default: the GPU when present), off (CPU SIMD backend),\n"
         "                   ref (CPU double-precision reference), required\n"
@@ -112,6 +113,12 @@ static void parse_args(int argc, char **argv, run_options *o)
             o->checkpoint_every = v > 0.0 ? v : -1.0;
         } else if (!strcmp(a, "--checkpoint-dtadj")) {
             o->checkpoint_at_dtadj = 1;
+        } else if ((val = option_value(argc, argv, &k, "--ks"))) {
+            if (strcmp(val, "on") && strcmp(val, "off")) {
+                fprintf(stderr, "nbody6c: --ks: expected on or off, found '%s'\n", val);
+                exit(EXIT_BAD_INPUT);
+            }
+            o->ks_off = !strcmp(val, "off");
         } else if ((val = option_value(argc, argv, &k, "--snapshots"))) {
             if (strcmp(val, "on") && strcmp(val, "off")) {
                 fprintf(stderr, "nbody6c: --snapshots: expected on or off, found '%s'\n", val);

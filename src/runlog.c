@@ -124,9 +124,9 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
      * refilled (a restart rebuilds the schedule, so that count may differ) */
     fprintf(f, "  \"wall_profile_s\": {\"schedule\": %.4g, \"predict\": %.4g, \"irregular_force\": %.4g, "
                "\"irregular_corrector\": %.4g, \"regular_force\": %.4g, \"new_list_irregular\": %.4g, "
-               "\"regular_corrector\": %.4g, \"send\": %.4g, \"schedule_fills\": %lld},\n",
+               "\"regular_corrector\": %.4g, \"send\": %.4g, \"ks\": %.4g, \"schedule_fills\": %lld},\n",
             s->tm.p_sched, s->tm.p_predict, s->tm.p_firr, s->tm.p_corr, s->tm.p_regf, s->tm.p_firr_new,
-            s->tm.p_corr_reg, s->tm.p_send, (long long)s->cnt.schedule_fills);
+            s->tm.p_corr_reg, s->tm.p_send, s->tm.p_ks, (long long)s->cnt.schedule_fills);
     fprintf(f, "  \"blocks_regular\": %lld,\n", (long long)s->cnt.blocks_regular);
     fprintf(f, "  \"threads\": %d,\n", omp_get_max_threads());
     fprintf(f, "  \"gpunb_backend\": \"%s\",\n", gpunb_backend(s->nb));

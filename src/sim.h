@@ -52,7 +52,7 @@ typedef struct params {
 typedef struct timers {
     double regular, irregular, total, startup;
     /* where a block step's time goes (block.c), for tuning */
-    double p_predict, p_firr, p_corr, p_regf, p_firr_new, p_corr_reg, p_send, p_sched;
+    double p_predict, p_firr, p_corr, p_regf, p_firr_new, p_corr_reg, p_send, p_sched, p_ks;
 } timers;
 
 typedef struct counters {
