@@ -4,8 +4,8 @@
  * on), accepted but not active yet (a planned part of the program; noted), or
  * refused: an option that would change the physics the program does not have
  * stops the run with its index, value, NBODY6 meaning and the deck line, before
- * any deck line the option would need is read.  docs/kz-table.md documents the
- * same table for the README; keep the two in step. */
+ * any deck line the option would need is read.  The README's KZ table documents
+ * the same policy; tests/test_deck.c keeps the two in step. */
 #include "deck.h"
 
 #include <stdio.h>
