@@ -37,7 +37,8 @@ int ks_open(sim *s, const deck *d, char *err, size_t errlen)
     k->map = malloc(sizeof(int) * 2 * s->cap);
     k->tmp = malloc(sizeof(int) * 2 * (s->nbmax + 2));
     k->dirty = calloc((size_t)s->cap, 1);
-    if (!k->pair || !k->map || !k->tmp || !k->dirty) goto nomem;
+    k->mark = calloc((size_t)s->cap, 1);
+    if (!k->pair || !k->map || !k->tmp || !k->dirty || !k->mark) goto nomem;
     k->kz16 = d ? d->kz[16] : 0;
     k->ebh = -0.5 * s->mmean * s->p.eclose;
     s->ks = k;
@@ -61,6 +62,7 @@ void ks_close(sim *s)
     free(s->ks->map);
     free(s->ks->tmp);
     free(s->ks->dirty);
+    free(s->ks->mark);
     free(s->ks);
     s->ks = NULL;
 }
@@ -109,14 +111,20 @@ static int cmp_int(const void *a, const void *b)
 
 /* Rewrites a list of old labels: map, the split label -> (sa, sb), self and
  * duplicates dropped, ascending; at most cap entries. */
+/* Does a list name a label the event moved (or the split c.m.)? */
+static int names_moved(const int *l, int n, const int *map, int split)
+{
+    for (int q = 0; q < n; q++)
+        if (l[q] == split || map[l[q]] != l[q]) return 1;
+    return 0;
+}
+
 static int relabel_list(int *l, int n, const int *map, int split, int sa, int sb, int self,
                         int cap, int *tmp, int *changed)
 {
     /* most lists name none of the few bodies an event moves: leave them */
-    int any = 0;
-    for (int q = 0; q < n && !any; q++) any = l[q] == split || map[l[q]] != l[q];
-    *changed = any;
-    if (!any) return n;
+    *changed = names_moved(l, n, map, split);
+    if (!*changed) return n;
     int m = 0;
     for (int q = 0; q < n; q++) {
         int e = l[q];
@@ -140,7 +148,13 @@ static int relabel_list(int *l, int n, const int *map, int split, int sa, int sb
 static void relabel_all(sim *s, const int *map, int split, int sa, int sb)
 {
     int *tmp = s->ks->tmp, changed;
+    unsigned char *mark = s->ks->mark;
+    /* every list is read (in parallel); the few that name a moved body are
+     * rewritten */
+#pragma omp parallel for schedule(static)
+    for (int i = s->ifirst; i < s->ntot; i++) mark[i] = (unsigned char)names_moved(sim_list(s, i), s->nnb[i], map, split);
     for (int i = s->ifirst; i < s->ntot; i++) {
+        if (!mark[i]) continue;
         s->nnb[i] = relabel_list(sim_list(s, i), s->nnb[i], map, split, sa, sb, i, s->nbmax, tmp,
                                  &changed);
         if (changed) s->ks->dirty[i] = 1;
@@ -340,13 +354,16 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory at a KS formation");
         return -1;
     }
+    unsigned char *mark = ks->mark;
+#pragma omp parallel for schedule(static)
     for (int b = s->ifirst; b < s->ntot; b++) {
-        if (b == i || b == j) continue;
         const int *l = sim_list(s, b);
         int hits = 0;
         for (int q = 0; q < s->nnb[b]; q++) hits += (l[q] == i) + (l[q] == j);
-        if (hits == 1) split[nsplit++] = b;
+        mark[b] = b != i && b != j && hits == 1;
     }
+    for (int b = s->ifirst; b < s->ntot; b++)
+        if (mark[b]) split[nsplit++] = b;
     int *map = ks->map, *inv = ks->map + s->cap;
     labels_reset(s, map, inv);
     int A = s->ifirst, B = s->ifirst + 1, k = s->npairs, C = s->n + k;

@@ -34,6 +34,7 @@ typedef struct ks_state {
     int *map;            /* relabelling scratch, s->cap entries */
     int *tmp;            /* list scratch, 2 s->nbmax entries */
     unsigned char *dirty; /* slots whose polynomial or list the libraries must get again */
+    unsigned char *mark;  /* scratch of the whole-list scans at an event, s->cap entries */
 } ks_state;
 
 /* Is pair k perturbed (its components resolved in the forces)? */
