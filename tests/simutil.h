@@ -82,4 +82,33 @@ static inline double direct_energy(int n, const double *m, const double (*x)[3],
     return (double)(t + w);
 }
 
+/* Makes the body nearest the half-mass radius (~0.77) and the next one a
+ * binary of semi-major axis a and eccentricity e at apocentre, in a tilted
+ * plane, keeping their centre of mass and its motion.  Returns the first. */
+static inline int plant_binary(int n, const double *m, double (*x)[3], double (*v)[3], double a, double e)
+{
+    int i0 = 0;
+    double best = 1e9;
+    for (int i = 0; i < n; i++) {
+        double r = sqrt(x[i][0] * x[i][0] + x[i][1] * x[i][1] + x[i][2] * x[i][2]);
+        if (fabs(r - 0.77) < best) { best = fabs(r - 0.77); i0 = i; }
+    }
+    int i1 = (i0 + 1) % n;
+    double M = m[i0] + m[i1], ra = a * (1 + e), va = sqrt(M / a * (1 - e) / (1 + e));
+    double xc[3], vc[3];
+    for (int c = 0; c < 3; c++) {
+        xc[c] = (m[i0] * x[i0][c] + m[i1] * x[i1][c]) / M;
+        vc[c] = (m[i0] * v[i0][c] + m[i1] * v[i1][c]) / M;
+    }
+    /* orbit in a tilted plane */
+    double ex[3] = {0.6, 0.0, 0.8}, ey[3] = {0.0, 1.0, 0.0};
+    for (int c = 0; c < 3; c++) {
+        x[i0][c] = xc[c] + m[i1] / M * ra * ex[c];
+        x[i1][c] = xc[c] - m[i0] / M * ra * ex[c];
+        v[i0][c] = vc[c] + m[i1] / M * va * ey[c];
+        v[i1][c] = vc[c] - m[i0] / M * va * ey[c];
+    }
+    return i0; /* the pair is bodies i0 and (i0 + 1) % n */
+}
+
 #endif

@@ -429,29 +429,7 @@ static void test_planted_binary(void)
     double *m = malloc(sizeof(double) * n);
     double(*x)[3] = malloc(sizeof(double[3]) * n), (*v)[3] = malloc(sizeof(double[3]) * n);
     ic_make(&d, NULL, m, x, v, err, sizeof err);
-    /* the body nearest the half-mass radius (~0.77) becomes a binary with
-     * the next body: a = 1e-3, e = 0.7, at apocentre, same c.m. motion */
-    int i0 = 0;
-    double best = 1e9;
-    for (int i = 0; i < n; i++) {
-        double r = sqrt(x[i][0] * x[i][0] + x[i][1] * x[i][1] + x[i][2] * x[i][2]);
-        if (fabs(r - 0.77) < best) { best = fabs(r - 0.77); i0 = i; }
-    }
-    int i1 = (i0 + 1) % n;
-    double M = m[i0] + m[i1], a = 1e-3, e = 0.7, ra = a * (1 + e), va = sqrt(M / a * (1 - e) / (1 + e));
-    double xc[3], vc[3];
-    for (int c = 0; c < 3; c++) {
-        xc[c] = (m[i0] * x[i0][c] + m[i1] * x[i1][c]) / M;
-        vc[c] = (m[i0] * v[i0][c] + m[i1] * v[i1][c]) / M;
-    }
-    /* orbit in a tilted plane */
-    double ex[3] = {0.6, 0.0, 0.8}, ey[3] = {0.0, 1.0, 0.0};
-    for (int c = 0; c < 3; c++) {
-        x[i0][c] = xc[c] + m[i1] / M * ra * ex[c];
-        x[i1][c] = xc[c] - m[i0] / M * ra * ex[c];
-        v[i0][c] = vc[c] + m[i1] / M * va * ey[c];
-        v[i1][c] = vc[c] - m[i0] / M * va * ey[c];
-    }
+    int i0 = plant_binary(n, m, x, v, 1e-3, 0.7), i1 = (i0 + 1) % n;
     int name0 = i0 + 1, name1 = i1 + 1; /* sim_create names body i as i + 1 */
     run_options o = quiet_cpu_options();
     o.simd = GPUIRR_AUTO;
