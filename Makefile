@@ -2,7 +2,7 @@
 #   make            bin/nbody6c (CUDA backend when nvcc is found; CUDA=0 to leave it out)
 #   make test       unit and end-to-end tests (no GPU needed), ends with "N passed, M failed"
 #   make run        integrates the default deck (input/plummer-eq-1024-t2.deck)
-#   make bench      CPU benchmark over the 1k-16k decks, written to docs/BENCHMARKS.md
+#   make bench      CPU benchmark over the 1k-32k decks (a few minutes), written to docs/BENCHMARKS.md
 
 CC        ?= gcc
 NVCC      ?= nvcc

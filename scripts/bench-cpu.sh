@@ -1,5 +1,5 @@
 #!/bin/sh
-# CPU benchmark: the 1k-16k sample decks from t = 0 to 2 on the CPU backends,
+# CPU benchmark: the 1k-32k sample decks from t = 0 to 2 on the CPU backends,
 # THREADS threads (default 2, like NBODY6's reference figures).  Prints a
 # Markdown table and puts it into docs/BENCHMARKS.md between the
 # "bench-cpu" markers, with the machine, the date and the command.
@@ -10,7 +10,8 @@ BIN=${BIN:-bin/nbody6c}
 THREADS=${THREADS:-2}
 SIMD=${SIMD:-auto}
 [ $# -eq 0 ] && set -- input/plummer-eq-1024-t2.deck input/plummer-imf-1024-t2.deck \
-    input/plummer-eq-4096-t2.deck input/plummer-imf-4096-t2.deck input/plummer-imf-16384-t2.deck
+    input/plummer-eq-4096-t2.deck input/plummer-imf-4096-t2.deck input/plummer-imf-16384-t2.deck \
+    input/plummer-imf-32768-t2.deck
 out=$(mktemp -d)
 field() { sed -n "s/^ *\"$1\": *\"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$2"; }
 # NBODY6's CPU (AVX) build on 2 cores, shared/REFERENCE.md and shared/decks/README.md

@@ -28,29 +28,32 @@ static void ksum_add(ksum *k, double x)
     k->s = t;
 }
 
+void checks_predict_one(const sim *s, int i, double t, double x[3], double v[3])
+{
+    double tau = s->t0[i] - s->t0r[i], dt = t - s->t0[i];
+    if (dt == 0.0) {
+        memcpy(x, s->x0[i], sizeof(vec3));
+        memcpy(v, s->v0[i], sizeof(vec3));
+        return;
+    }
+    double a[3], j[3], a2[3], a3[3];
+    /* the regular part carried from t0r to t0 by its own Taylor series */
+    for (int c = 0; c < 3; c++) {
+        double fr = s->fr[i][c] + tau * (s->frd[i][c] + tau * (s->d2r[i][c] / 2 + tau * s->d3r[i][c] / 6));
+        double frd = s->frd[i][c] + tau * (s->d2r[i][c] + tau * s->d3r[i][c] / 2);
+        double d2r = s->d2r[i][c] + tau * s->d3r[i][c];
+        a[c] = s->fi[i][c] + fr;
+        j[c] = s->fid[i][c] + frd;
+        a2[c] = s->d2[i][c] + d2r;
+        a3[c] = s->d3[i][c] + s->d3r[i][c];
+    }
+    predict5(dt, s->x0[i], s->v0[i], a, j, a2, a3, x, v);
+}
+
 void checks_predict_all(const sim *s, vec3 *x, vec3 *v)
 {
 #pragma omp parallel for schedule(static)
-    for (int i = s->ifirst; i < s->ntot; i++) {
-        double tau = s->t0[i] - s->t0r[i], dt = s->time - s->t0[i];
-        double a[3], j[3], a2[3], a3[3];
-        /* the regular part carried from t0r to t0 by its own Taylor series */
-        for (int c = 0; c < 3; c++) {
-            double fr = s->fr[i][c] + tau * (s->frd[i][c] + tau * (s->d2r[i][c] / 2 + tau * s->d3r[i][c] / 6));
-            double frd = s->frd[i][c] + tau * (s->d2r[i][c] + tau * s->d3r[i][c] / 2);
-            double d2r = s->d2r[i][c] + tau * s->d3r[i][c];
-            a[c] = s->fi[i][c] + fr;
-            j[c] = s->fid[i][c] + frd;
-            a2[c] = s->d2[i][c] + d2r;
-            a3[c] = s->d3[i][c] + s->d3r[i][c];
-        }
-        if (dt == 0.0) {
-            memcpy(x[i], s->x0[i], sizeof(vec3));
-            memcpy(v[i], s->v0[i], sizeof(vec3));
-        } else {
-            predict5(dt, s->x0[i], s->v0[i], a, j, a2, a3, x[i], v[i]);
-        }
-    }
+    for (int i = s->ifirst; i < s->ntot; i++) checks_predict_one(s, i, s->time, x[i], v[i]);
 }
 
 /* KS (§8): the potential with every pair resolved into its components and

@@ -30,24 +30,7 @@ void ks_predict_slot(const sim *s, int i, double t, double x[3], double v[3])
 
 void ks_predict_slot_high(const sim *s, int i, double t, double x[3], double v[3])
 {
-    double tau = s->t0[i] - s->t0r[i], dt = t - s->t0[i];
-    if (dt == 0.0) {
-        memcpy(x, s->x0[i], sizeof(double) * 3);
-        memcpy(v, s->v0[i], sizeof(double) * 3);
-        return;
-    }
-    double a[3], j[3], a2[3], a3[3];
-    for (int c = 0; c < 3; c++) {
-        /* the regular part carried from t0r to t0 by its own series (§1) */
-        double fr = s->fr[i][c] + tau * (s->frd[i][c] + tau * (s->d2r[i][c] / 2 + tau * s->d3r[i][c] / 6));
-        double frd = s->frd[i][c] + tau * (s->d2r[i][c] + tau * s->d3r[i][c] / 2);
-        double d2r = s->d2r[i][c] + tau * s->d3r[i][c];
-        a[c] = s->fi[i][c] + fr;
-        j[c] = s->fid[i][c] + frd;
-        a2[c] = s->d2[i][c] + d2r;
-        a3[c] = s->d3[i][c] + s->d3r[i][c];
-    }
-    predict5(dt, s->x0[i], s->v0[i], a, j, a2, a3, x, v);
+    checks_predict_one(s, i, t, x, v);
 }
 
 void ks_resolve_pair(sim *s, int k, double t)

@@ -297,19 +297,7 @@ static int init_bodies(sim *s, int nb, const int *idx, double t, char *err, size
         memcpy(s->d3[i], d3i[k], sizeof(vec3));
         memcpy(s->d2r[i], d2r[k], sizeof(vec3));
         memcpy(s->d3r[i], d3r[k], sizeof(vec3));
-        double ti = step_aarseth(as[k], s->fid[i], s->d2[i], s->d3[i], s->p.etai);
-        double tr;
-        if (s->nnb[i] == 0) {
-            double f2 = sqrt(dot3(s->d2r[i], s->d2r[i]));
-            tr = f2 > 0.0 ? sqrt(s->p.etar * sqrt(dot3(s->fr[i], s->fr[i])) / f2) : s->p.smax;
-        } else {
-            tr = step_aarseth(s->fr[i], s->frd[i], s->d2r[i], s->d3r[i], s->p.etar);
-        }
-        double step = step_commensurate(step_level(ti, s->p.smax), t);
-        double stepr = step_commensurate(step_level(tr, s->p.smax), t);
-        while (step > stepr) step *= 0.5;
-        s->dt[i] = step;
-        s->dtr[i] = stepr;
+        startup_first_steps(s, i, t);
     }
     /* the pairs' first steps know their c.m. step now */
     for (int k = 0; k < nb; k++) {

@@ -139,6 +139,14 @@ void startup_steps(sim *s)
 {
     double t = s->time;
     for (int i = s->ifirst; i < s->ntot; i++) {
+        startup_first_steps(s, i, t);
+        s->t0[i] = s->t0r[i] = t;
+    }
+}
+
+void startup_first_steps(sim *s, int i, double t)
+{
+    {
         double atot[3] = {s->fi[i][0] + s->fr[i][0], s->fi[i][1] + s->fr[i][1], s->fi[i][2] + s->fr[i][2]};
         double ti = step_aarseth(atot, s->fid[i], s->d2[i], s->d3[i], s->p.etai);
         double tr;
@@ -153,6 +161,5 @@ void startup_steps(sim *s)
         while (step > stepr) step *= 0.5;
         s->dt[i] = step;
         s->dtr[i] = stepr;
-        s->t0[i] = s->t0r[i] = t;
     }
 }
