@@ -139,14 +139,21 @@ static int relabel_list(int *l, int n, const int *map, int split, int sa, int sb
     int w = 0;
     for (int q = 0; q < m; q++) {
         if (tmp[q] == self || tmp[q] < 0 || (w > 0 && tmp[q] == l[w - 1])) continue;
-        if (w == cap) break; /* an ended pair added one entry to a full list: the last goes */
+        if (w == cap) { /* an ended pair added one entry to a full list */
+            *changed = 2;
+            break;
+        }
         l[w++] = tmp[q];
     }
     return w;
 }
 
-static void relabel_all(sim *s, const int *map, int split, int sa, int sb)
+/* Relabels every list after an event.  A list that the split of an ended
+ * c.m. would take past nbmax is cut there, and its body is returned in
+ * full[] (count returned): its polynomials must be made anew. */
+static int relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full)
 {
+    int nfull = 0;
     int *tmp = s->ks->tmp, changed;
     unsigned char *mark = s->ks->mark;
     /* every list is read (in parallel); the few that name a moved body are
@@ -158,12 +165,14 @@ static void relabel_all(sim *s, const int *map, int split, int sa, int sb)
         s->nnb[i] = relabel_list(sim_list(s, i), s->nnb[i], map, split, sa, sb, i, s->nbmax, tmp,
                                  &changed);
         if (changed) s->ks->dirty[i] = 1;
+        if (changed == 2 && full) full[nfull++] = i;
     }
     for (int k = 0; k < s->npairs; k++) {
         ks_pair *kp = &s->ks->pair[k];
         kp->np = relabel_list(kp->plist, kp->np, map, split, sa, sb, s->n + k, s->nbmax, tmp,
                               &changed);
     }
+    return nfull;
 }
 
 /* Both libraries get the new j-range and every body whose slot, polynomial
@@ -394,7 +403,7 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     s->npairs++;
     s->ifirst += 2;
     s->ntot++;
-    relabel_all(s, map, -1, -1, -1);
+    relabel_all(s, map, -1, -1, -1, NULL); /* merging two labels cannot fill a list */
     /* A body that had only one of the two on its list would now get the
      * other one through the c.m. in its irregular force while its regular
      * polynomial still holds it: it restarts at t (state from its high-order
@@ -470,9 +479,27 @@ int ks_terminate(sim *s, int k, double t, char *err, size_t errlen)
     s->ifirst -= 2;
     s->ntot--;
     /* lists: the ended c.m. (label n + k at the start) becomes both components */
-    relabel_all(s, map, s->n + k, i1, i2);
-    int idx[2] = {i1, i2};
-    if (init_bodies(s, 2, idx, t, err, errlen)) return -1;
+    int *idx = malloc(sizeof(int) * (s->ntot + 2));
+    if (!idx) {
+        snprintf(err, errlen, "out of memory at a KS termination");
+        return -1;
+    }
+    int nfull = relabel_all(s, map, s->n + k, i1, i2, idx + 2);
+    /* A full list that gained the second component lost an entry: never a
+     * silent cut — that body starts again at t with new lists (its radius
+     * shrinks until the list fits) and polynomials, like the components. */
+    for (int q = 0; q < nfull; q++) {
+        int b = idx[2 + q];
+        double xb[3], vb[3];
+        ks_predict_slot_high(s, b, t, xb, vb);
+        memcpy(s->x0[b], xb, sizeof xb);
+        memcpy(s->v0[b], vb, sizeof vb);
+    }
+    idx[0] = i1;
+    idx[1] = i2;
+    int rc = init_bodies(s, 2 + nfull, idx, t, err, errlen);
+    free(idx);
+    if (rc) return -1;
     ks->terminated++;
     return 0;
 }
