@@ -94,6 +94,9 @@ sim *run_start(const deck *dk, int n, const double *m, const double (*x)[3],
     checks_measure(s, &dd, 1);
     s->alpha = nbradius_alpha0(s);
     s->rsmin = s->p.rs0;
+    /* NBODY6 calls ADJUST once at t = 0 as well: KZ(16)'s RMIN and DTMIN
+     * start from the core density, not from the deck's values */
+    ks_auto_params(s);
     if (d0) *d0 = dd;
     return s;
 fail:
