@@ -1,7 +1,7 @@
 # nbody6c — GNU Make build.
 #   make            bin/nbody6c (CUDA backend when nvcc is found; CUDA=0 to leave it out)
 #   make test       unit and end-to-end tests (no GPU needed), ends with "N passed, M failed"
-#   make run        integrates the default deck (input/plummer-eq-1024-t2.deck)
+#   make run        integrates the default deck (input/default-imf-4096-t10.deck, ~10 s on 2 cores)
 #   make bench      CPU benchmark over the 1k-32k decks (a few minutes), written to docs/BENCHMARKS.md
 
 CC        ?= gcc
@@ -91,8 +91,8 @@ test:
 run:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all
-	$(BIN)/nbody6c --out nbody6c-run --force input/plummer-eq-1024-t2.deck
-	@echo "results: nbody6c-run/ (log.txt, summary.json)"
+	$(BIN)/nbody6c --out nbody6c-run --force input/default-imf-4096-t10.deck
+	@echo "results: nbody6c-run/ (log.txt, summary.json, snap.*.h5, checkpoint.bin)"
 
 bench: all
 	scripts/bench-cpu.sh

@@ -88,18 +88,18 @@ static double dot3(const double a[3], const double b[3])
  * so that the queue holds at least about sqrt(N) bodies (NBODY6's LISTQ) and
  * lasts several blocks: each refill scans all N bodies, each block only the
  * queue. */
-static void schedule_fill(const sim *s, block_scratch *b)
+static void schedule_fill(sim *s, block_scratch *b)
 {
     int64_t served = s->cnt.blocks - b->fill_block;
     b->fill_block = s->cnt.blocks;
-    if (b->nq == 0 && b->dtq > 0.0 && served < 8) b->dtq *= 2.0;
+    if (b->dtq > 0.0 && served < 8) b->dtq *= 2.0;
     double tmin = INFINITY, smallest = INFINITY;
     for (int i = s->ifirst; i < s->ntot; i++) {
         tmin = fmin(tmin, s->t0[i] + s->dt[i]);
         smallest = fmin(smallest, s->dt[i]);
     }
     if (b->dtq <= 0.0) b->dtq = smallest;
-    ((sim *)s)->cnt.schedule_fills++;
+    s->cnt.schedule_fills++;
     int target = (int)sqrt((double)(s->ntot - s->ifirst)) + 1;
     for (;;) {
         b->tq = tmin + b->dtq;

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "deck.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,7 +47,7 @@ static int parse(const char *text, deck *d, char *err, size_t errlen)
 typedef struct expected {
     const char *path;
     int n, nnbmax, kz40;
-    double rs0, tcrit, alphas, body1, bodyn, smax;
+    double rs0, tcrit, alphas, body1, bodyn, smax, dtadj; /* dtadj = deltat */
 } expected;
 
 static void check_input_deck(const expected *e)
@@ -63,8 +64,8 @@ static void check_input_deck(const expected *e)
     int l2 = d.n == e->n && d.nfix == 1 && d.ncrit == 10 && d.nrand == 199 &&
              d.nnbmax == e->nnbmax && d.nrun == 1;
     /* line 3 */
-    int l3 = d.etai == 0.02 && d.etar == 0.01 && d.rs0 == e->rs0 && d.dtadj == 2.0 &&
-             d.deltat == 2.0 && d.tcrit == e->tcrit && d.qe == 2.0e-4 && d.rbar == 1.0 &&
+    int l3 = d.etai == 0.02 && d.etar == 0.01 && d.rs0 == e->rs0 && d.dtadj == e->dtadj &&
+             d.deltat == e->dtadj && d.tcrit == e->tcrit && d.qe == 2.0e-4 && d.rbar == 1.0 &&
              d.zmbar == 0.5;
     CHECK(l1 && l2 && l3, "%s lines 1-3: KSTART %d TCOMP %g N %d NFIX %d NCRIT %d NRAND %d "
           "NNBMAX %d NRUN %d ETAI %g ETAR %g RS0 %g DTADJ %g DELTAT %g TCRIT %g QE %g RBAR %g "
@@ -107,18 +108,42 @@ static void check_input_deck(const expected *e)
 static void test_input_decks(void)
 {
     static const expected E[] = {
-        {"input/plummer-eq-1024-t2.deck", 1024, 80, 1, 0.3, 2.0, 1.0, 1.0, 1.0, 1.0},
-        {"input/plummer-eq-4096-t2.deck", 4096, 120, 1, 0.19, 2.0, 1.0, 1.0, 1.0, 1.0},
-        {"input/plummer-eq-32768.deck", 32768, 250, 3, 0.12, 4.1, 1.0, 1.0, 1.0, 0.125},
-        {"input/plummer-eq-65536.deck", 65536, 300, 3, 0.10, 4.1, 1.0, 1.0, 1.0, 0.125},
-        {"input/plummer-eq-131072.deck", 131072, 400, 3, 0.08, 4.1, 1.0, 1.0, 1.0, 0.125},
-        {"input/plummer-imf-1024-t2.deck", 1024, 80, 1, 0.3, 2.0, 2.3, 10.0, 0.1, 1.0},
-        {"input/plummer-imf-4096-t2.deck", 4096, 120, 1, 0.19, 2.0, 2.3, 10.0, 0.1, 1.0},
-        {"input/plummer-imf-16384-t2.deck", 16384, 200, 3, 0.14, 2.0, 2.3, 10.0, 0.1, 1.0},
-        {"input/plummer-imf-32768-t2.deck", 32768, 250, 3, 0.12, 2.0, 2.3, 10.0, 0.1, 0.125},
+        {"input/plummer-eq-1024-t2.deck", 1024, 80, 1, 0.3, 2.0, 1.0, 1.0, 1.0, 1.0, 2.0},
+        {"input/plummer-eq-4096-t2.deck", 4096, 120, 1, 0.19, 2.0, 1.0, 1.0, 1.0, 1.0, 2.0},
+        {"input/plummer-eq-32768.deck", 32768, 250, 3, 0.12, 4.1, 1.0, 1.0, 1.0, 0.125, 2.0},
+        {"input/plummer-eq-65536.deck", 65536, 300, 3, 0.10, 4.1, 1.0, 1.0, 1.0, 0.125, 2.0},
+        {"input/plummer-eq-131072.deck", 131072, 400, 3, 0.08, 4.1, 1.0, 1.0, 1.0, 0.125, 2.0},
+        {"input/plummer-imf-1024-t2.deck", 1024, 80, 1, 0.3, 2.0, 2.3, 10.0, 0.1, 1.0, 2.0},
+        {"input/plummer-imf-4096-t2.deck", 4096, 120, 1, 0.19, 2.0, 2.3, 10.0, 0.1, 1.0, 2.0},
+        {"input/plummer-imf-16384-t2.deck", 16384, 200, 3, 0.14, 2.0, 2.3, 10.0, 0.1, 1.0, 2.0},
+        {"input/plummer-imf-32768-t2.deck", 32768, 250, 3, 0.12, 2.0, 2.3, 10.0, 0.1, 0.125, 2.0},
+        {"input/default-imf-4096-t10.deck", 4096, 120, 1, 0.19, 10.0, 2.3, 10.0, 0.1, 1.0, 1.0},
     };
-    for (size_t i = 0; i < sizeof E / sizeof E[0]; i++)
+    size_t ne = sizeof E / sizeof E[0];
+    for (size_t i = 0; i < ne; i++)
         check_input_deck(&E[i]);
+    /* and no deck in input/ is left out of the table above */
+    DIR *dir = opendir("input");
+    CHECK(dir != NULL, "input/ opens");
+    if (!dir)
+        return;
+    struct dirent *de;
+    int missing = 0, seen = 0;
+    while ((de = readdir(dir))) {
+        size_t len = strlen(de->d_name);
+        if (len < 5 || strcmp(de->d_name + len - 5, ".deck"))
+            continue;
+        seen++;
+        int found = 0;
+        for (size_t i = 0; i < ne; i++)
+            if (!strcmp(E[i].path + strlen("input/"), de->d_name)) found = 1;
+        if (!found) {
+            printf("# input/%s is not in the test's table\n", de->d_name);
+            missing++;
+        }
+    }
+    closedir(dir);
+    CHECK(missing == 0 && seen == (int)ne, "every deck in input/ (%d) is checked", seen);
 }
 
 /* ---- the list-directed rules ---- */
