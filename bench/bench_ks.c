@@ -15,20 +15,7 @@
 static void one_run(const char *what, const char *deckpath, int planted, int ks_off, double tend,
                     double wallcap)
 {
-    deck d;
     char err[1024];
-    if (deck_read_path(deckpath, &d, err, sizeof err)) {
-        printf("%s: %s\n", what, err);
-        return;
-    }
-    int n = d.n;
-    double *m = malloc(sizeof(double) * n);
-    double(*x)[3] = malloc(sizeof(double[3]) * n), (*v)[3] = malloc(sizeof(double[3]) * n);
-    if (ic_make(&d, NULL, m, x, v, err, sizeof err)) {
-        printf("%s: %s\n", what, err);
-        return;
-    }
-    if (planted) plant_binary(n, m, x, v, 1e-3, 0.7);
     run_options o;
     memset(&o, 0, sizeof o);
     o.quiet = 1;
@@ -36,8 +23,7 @@ static void one_run(const char *what, const char *deckpath, int planted, int ks_
     o.simd = GPUIRR_AUTO;
     o.ks_off = ks_off;
     diag d0, d1;
-    sim *s = run_start(&d, n, m, (const double(*)[3])x, (const double(*)[3])v, &o, &d0, err, sizeof err);
-    free(m); free(x); free(v);
+    sim *s = start_deck_run(deckpath, &o, planted, NULL, &d0, err, sizeof err);
     if (!s) {
         printf("%s: %s\n", what, err);
         return;

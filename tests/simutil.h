@@ -111,4 +111,27 @@ static inline int plant_binary(int n, const double *m, double (*x)[3], double (*
     return i0; /* the pair is bodies i0 and (i0 + 1) % n */
 }
 
+/* A run of the deck at path, in memory: its model (with a planted binary
+ * a = 1e-3, e = 0.7 when planted is nonzero; its first body's slot in *i0),
+ * started with options o.  NULL with err on failure. */
+static inline sim *start_deck_run(const char *path, const run_options *o, int planted, int *i0,
+                                  diag *d0, char *err, size_t errlen)
+{
+    deck d;
+    if (deck_read_path(path, &d, err, errlen)) return NULL;
+    int n = d.n;
+    double *m = malloc(sizeof(double) * n);
+    double(*x)[3] = malloc(sizeof(double[3]) * n), (*v)[3] = malloc(sizeof(double[3]) * n);
+    sim *s = NULL;
+    if (m && x && v && ic_make(&d, NULL, m, x, v, err, errlen) == 0) {
+        int first = planted ? plant_binary(n, m, x, v, 1e-3, 0.7) : -1;
+        if (i0) *i0 = first;
+        s = run_start(&d, n, m, (const double(*)[3])x, (const double(*)[3])v, o, d0, err, errlen);
+    }
+    free(m);
+    free(x);
+    free(v);
+    return s;
+}
+
 #endif

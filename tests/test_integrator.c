@@ -222,22 +222,12 @@ static void test_threads(void)
 
 static void test_sample_deck(void)
 {
-    deck d;
     char err[1024];
-    if (deck_read_path("input/plummer-eq-1024-t2.deck", &d, err, sizeof err)) {
-        CHECK(0, "read the 1k deck: %s", err);
-        return;
-    }
-    int n = d.n;
-    double *m = malloc(sizeof(double) * n);
-    double(*x)[3] = malloc(sizeof(double[3]) * n), (*v)[3] = malloc(sizeof(double[3]) * n);
-    ic_make(&d, NULL, m, x, v, err, sizeof err);
     run_options o = quiet_cpu_options();
     o.simd = GPUIRR_AUTO;
     diag d0, d1;
-    sim *s = run_start(&d, n, m, (const double(*)[3])x, (const double(*)[3])v, &o, &d0, err, sizeof err);
-    free(m); free(x); free(v);
-    CHECK(s != NULL, "start the 1k deck");
+    sim *s = start_deck_run("input/plummer-eq-1024-t2.deck", &o, 0, NULL, &d0, err, sizeof err);
+    CHECK(s != NULL, "start the 1k deck %s", s ? "" : err);
     if (!s) return;
     int ok = run_advance(s, 2.0, err, sizeof err) == 0;
     CHECK(ok, "integrate the 1k deck to t = 2 %s", ok ? "" : err);

@@ -419,24 +419,15 @@ static void test_encounter(void)
 
 static void test_planted_binary(void)
 {
-    deck d;
     char err[1024];
-    if (deck_read_path("input/plummer-eq-1024-t2.deck", &d, err, sizeof err)) {
-        CHECK(0, "read the 1k deck: %s", err);
-        return;
-    }
-    int n = d.n;
-    double *m = malloc(sizeof(double) * n);
-    double(*x)[3] = malloc(sizeof(double[3]) * n), (*v)[3] = malloc(sizeof(double[3]) * n);
-    ic_make(&d, NULL, m, x, v, err, sizeof err);
-    int i0 = plant_binary(n, m, x, v, 1e-3, 0.7), i1 = (i0 + 1) % n;
-    int name0 = i0 + 1, name1 = i1 + 1; /* sim_create names body i as i + 1 */
     run_options o = quiet_cpu_options();
     o.simd = GPUIRR_AUTO;
     diag d0, d1;
-    sim *s = run_start(&d, n, m, (const double(*)[3])x, (const double(*)[3])v, &o, &d0, err, sizeof err);
-    free(m); free(x); free(v);
-    CHECK(s != NULL, "start the 1k model with a planted binary");
+    int i0 = 0;
+    sim *s = start_deck_run("input/plummer-eq-1024-t2.deck", &o, 1, &i0, &d0, err, sizeof err);
+    int n = s ? s->n : 1;
+    int name0 = i0 + 1, name1 = (i0 + 1) % n + 1; /* sim_create names body i as i + 1 */
+    CHECK(s != NULL, "start the 1k model with a planted binary %s", s ? "" : err);
     if (!s) return;
     double eprev = d0.etot, sum = 0.0;
     int ok = 1;
