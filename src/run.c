@@ -142,6 +142,7 @@ typedef struct run_ctx {
     double wall_start;      /* this process: TCOMP counts from here */
     double wall_ckpt;       /* the last checkpoint: --checkpoint-every counts from here */
     double next_stop_poll;  /* the STOP file is looked for every 0.1 s of wall time */
+    double next_progress;   /* the progress line between checks: every 5 s of wall time */
     stop_reason stop;
 } run_ctx;
 
@@ -227,6 +228,14 @@ static int advance_checked(run_ctx *c, double t, char *err, size_t errlen)
             rc = 1;
             break;
         }
+        if (w1 >= c->next_progress) {
+            /* long check intervals: the model time advances on screen too,
+             * with the energy error of the last check */
+            diag now = c->d;
+            now.t = s->time;
+            runlog_progress(&c->lg, s, &now);
+            c->next_progress = w1 + 5.0;
+        }
     }
     if (rc == 0) s->time = t;
     s->tm.total += omp_get_wtime() - w0;
@@ -307,6 +316,7 @@ static void ctx_init(run_ctx *c, const deck *dk, const run_options *o, const cha
     checkpoint_path(c->ckpt_path, sizeof c->ckpt_path, dir);
     c->wall_start = c->wall_ckpt = omp_get_wtime();
     c->next_stop_poll = c->wall_start;
+    c->next_progress = c->wall_start + 5.0;
     c->lg.quiet = o->quiet;
 }
 
