@@ -380,12 +380,10 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     s->tm.p_ks += w0 - wk;
 
     /* 1. predict and irregular forces with the current lists */
-    /* (the SIMD library itself turns to predicting everyone when the active
-     * bodies' lists cover a good part of N: its measured NPACT switch) */
-    if (b->nreg == 0)
-        gpuirr_pred_act(s->irr, b->nact, b->act, t);
-    else
-        gpuirr_pred_all(s->irr, s->ifirst, s->ntot, t);
+    /* Only the active bodies and their neighbours (the SIMD library itself
+     * turns to predicting everyone when those lists cover a good part of N:
+     * the paper's NPACT switch); the members of new lists follow in step 3. */
+    gpuirr_pred_act(s->irr, b->nact, b->act, t);
     predict_active(s, b, t);
     double wp = omp_get_wtime();
     s->tm.p_predict += wp - w0;
@@ -421,6 +419,9 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
             b->nnb0[q] = s->nnb[ri[q]];
             s->nnb[ri[q]] = b->nnbn[q]; /* irregular_force reads the new size */
         }
+        /* the new lists' members at the same time t (bodies predicted
+         * already keep their state) */
+        gpuirr_pred_act(s->irr, b->nreg, ri, t);
         int rc = irregular_force(s, b->nreg, ri, b->ai2, b->ji2, err, errlen);
         if (s->npairs > 0) { /* KS: the same corrections with the new lists */
             for (int q = 0; q < b->nreg; q++) b->lp[q] = b->lists + (size_t)q * s->nbmax;
