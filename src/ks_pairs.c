@@ -275,7 +275,7 @@ static int init_bodies(sim *s, int nb, const int *idx, double t, char *err, size
         ks_set_mode(s, q);
     }
     for (int q = 0; q < s->npairs; q++) ks_resolve_pair(s, q, t);
-    gpuirr_pred_all(s->irr, s->ifirst, s->ntot, t);
+    gpuirr_pred_act(s->irr, nb, idx, t); /* these bodies and their new neighbours */
     if (irregular_force(s, nb, idx, fi, fid, err, errlen)) goto out;
     ks_irr_correct(s, nb, idx, lp, nnb, fi, fid);
     for (int k = 0; k < nb; k++) {
