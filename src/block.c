@@ -22,6 +22,9 @@ struct block_scratch {
     int *q, nq;        /* bodies with t0 + dt <= tq */
     double tq, dtq;
     int64_t fill_block; /* the block count at the last refill */
+    double tnext;      /* the next block time, when tnext_ok (the run loop asks
+                        * before each block, the block step again) */
+    int tnext_ok;
     int *act, nact;    /* this block, ascending slots */
     int *reg, nreg;    /* the subset due a regular step */
     vec3 *ai, *ji;     /* irregular force with the old lists */
@@ -75,7 +78,11 @@ void block_free(block_scratch *b)
     free(b);
 }
 
-void block_reschedule(block_scratch *b) { b->nq = 0; }
+void block_reschedule(block_scratch *b)
+{
+    b->nq = 0;
+    b->tnext_ok = 0;
+}
 
 static double dot3(const double a[3], const double b[3])
 {
@@ -117,12 +124,15 @@ static void schedule_fill(sim *s, block_scratch *b)
 
 double block_next_time(sim *s, block_scratch *b)
 {
+    if (b->tnext_ok) return b->tnext;
     if (b->nq == 0) schedule_fill(s, b);
     double tmin = INFINITY;
     for (int k = 0; k < b->nq; k++) {
         int i = b->q[k];
         tmin = fmin(tmin, s->t0[i] + s->dt[i]);
     }
+    b->tnext = tmin;
+    b->tnext_ok = 1;
     return tmin;
 }
 
@@ -150,6 +160,7 @@ static void select_block(sim *s, block_scratch *b, double t)
 /* Drops from the queue the bodies now due after tq. */
 static void schedule_update(const sim *s, block_scratch *b)
 {
+    b->tnext_ok = 0;
     int n = 0;
     for (int k = 0; k < b->nq; k++) {
         int i = b->q[k];
