@@ -101,9 +101,13 @@ static void simd_close(gpuirr *g)
     free(s);
 }
 
+/* An atomic maximum: set_jp may run in parallel for distinct slots. */
 static void note_used(simd_irr *s, int i)
 {
-    if (i + 1 > s->nused) s->nused = i + 1;
+    int cur = __atomic_load_n(&s->nused, __ATOMIC_RELAXED);
+    while (i + 1 > cur &&
+           !__atomic_compare_exchange_n(&s->nused, &cur, i + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
 }
 
 static void simd_set_jp(gpuirr *g, int i, double t0, const double x[3], const double v[3],

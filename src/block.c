@@ -357,16 +357,15 @@ static void correct_regular(sim *s, block_scratch *b, int q, double t, double rs
 static void send_corrected(sim *s, block_scratch *b)
 {
     int n = b->nact;
+    /* gpunb takes arrays indexed by k: gather them beside GPUIRR's per-slot
+     * calls, in parallel for large blocks (distinct slots) */
+    vec3 *x = b->ar, *v = b->jr, *a = b->ai2, *j = b->ji2; /* free again by now */
+    double *m = b->dt0;
+#pragma omp parallel for schedule(static) if (n > 256)
     for (int k = 0; k < n; k++) {
         int i = b->act[k];
         b->tj[k] = s->t0[i];
         gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
-    }
-    /* gpunb takes arrays indexed by k: gather */
-    vec3 *x = b->ar, *v = b->jr, *a = b->ai2, *j = b->ji2; /* free again by now */
-    double *m = b->dt0;
-    for (int k = 0; k < n; k++) {
-        int i = b->act[k];
         memcpy(x[k], s->x0[i], sizeof(vec3));
         memcpy(v[k], s->v0[i], sizeof(vec3));
         memcpy(a[k], s->a[i], sizeof(vec3));
