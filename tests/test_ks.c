@@ -314,7 +314,7 @@ static void test_perturbed(rng *st)
         ks_ctl c = {0.2, 1.0, 0.0};
         ks_orbit o;
         ks_orbit_init(&o, 1.0, q, v, 0.0, &pf, &c);
-        int norb = 1000;
+        int norb = 10000;
         double tend = norb * 2.0 * M_PI, h0 = o.h, gmax = 0.0;
         long ns = 0;
         while (o.t0 + o.step <= tend) {
@@ -331,15 +331,21 @@ static void test_perturbed(rng *st)
                ECCS[k], gmax, ns, norb, fabs(hr - h0) / fabs(h0), eh, ehi, ep);
         /* The scheme is exact for the Kepler part; its truncation error acts
          * on G ~ gamma * (h u / 2) only: per step ~ gamma (omega dtau)^5 with
-         * omega dtau = ETAU/2 = 0.1 and gamma <= 1e-4 here, so ~ 1e-9 per step,
-         * and ~30 steps per orbit give <= 3e-8 per orbit as a random-sign sum:
-         * over 1e3 orbits 1e-6 in h (sqrt-growth would give 1e-6 too with
-         * the constant 1).  The phase follows the energy error times
-         * 2 pi N_orb * 3/2: bound 1e-2 a; the reference (GBS, omega dtau =
-         * 0.025, 8 extrapolations) is good to ~1e-13 per step. */
-        CHECK(eh < 1e-6 && ehi < 1e-6, "perturbed KS, e = %.2f: energy agrees with the reference to %.1e (from u,u'), %.1e (integrated) < 1e-6",
+         * omega dtau = ETAU/2 = 0.1 and gamma <= 3e-4 here, so ~ 3e-9 per
+         * step, and ~30 steps per orbit give <= 3e-8 per orbit as a
+         * random-sign sum: over N = 1e4 orbits 3e-8 sqrt(N) = 3e-6 in h.  The
+         * phase then drifts by the period's relative change (3/2) dh/h per
+         * orbit, at most 2 pi (3/2) 3e-6 per orbit: over N orbits the
+         * position error stays below 3 pi N 3e-6 a = 0.28 a (the reference,
+         * GBS with omega dtau = 0.025 and 8 extrapolations, is good to
+         * ~1e-13 per step).  Measured over several seeds: 3e-4 to 1.2e-2 a.
+         * (Scaling the bound with the final energy error instead fails: the
+         * time series of t' adds its own phase drift.) */
+        double pbound = 3.0 * M_PI * norb * 3e-6;
+        CHECK(eh < 3e-6 && ehi < 3e-6, "perturbed KS, e = %.2f: energy agrees with the reference to %.1e (from u,u'), %.1e (integrated) < 3e-6",
               ECCS[k], eh, ehi);
-        CHECK(ep < 1e-2, "perturbed KS, e = %.2f: position after %d orbits within %.1e a of the reference (< 1e-2)", ECCS[k], norb, ep);
+        CHECK(ep < pbound, "perturbed KS, e = %.2f: position after %d orbits within %.1e a of the reference (< %.2f)",
+              ECCS[k], norb, ep, pbound);
     }
 }
 
