@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gpuirr_impl.h"
+#include "pairterm.h"
+#include "predict.h"
 
 typedef struct scalar_irr {
     struct gpuirr base; /* first member: gpuirr.c dispatches through it */
@@ -23,17 +25,11 @@ typedef struct scalar_irr {
 
 static scalar_irr *as_scalar(gpuirr *g) { return (scalar_irr *)g; }
 
-/* The third-order predictor, with exactly the operation order of the
- * integrator's predict3 (src/predict.h) and of the cpu-ref GPUNB backend. */
+/* The integration's own third-order predictor (src/predict.h). */
 static inline void predict_slot(scalar_irr *s, int i, double t)
 {
     if (s->tpred[i] == t) return; /* already there: keep the very same state */
-    double dt = t - s->t0[i];
-    for (int k = 0; k < 3; k++) {
-        const double x0 = s->x0[i][k], v0 = s->v0[i][k], a = s->a0[i][k], j = s->j0[i][k];
-        s->xp[i][k] = x0 + dt * (v0 + dt * (a / 2 + dt * j / 6));
-        s->vp[i][k] = v0 + dt * (a + dt * j / 2);
-    }
+    predict3(t - s->t0[i], s->x0[i], s->v0[i], s->a0[i], s->j0[i], s->xp[i], s->vp[i]);
     s->tpred[i] = t;
 }
 
@@ -98,7 +94,7 @@ static int firr_one(const scalar_irr *s, int i, double acc[3], double jrk[3])
 {
     const double *xi = s->xp[i], *vi = s->vp[i];
     const int *l = s->list + (size_t)i * (size_t)s->base.nbmax;
-    double ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0;
+    double sa[3] = {0, 0, 0}, sj[3] = {0, 0, 0};
     int bad = -1;
     for (int n = 0; n < s->nnb[i]; n++) {
         int j = l[n];
@@ -109,19 +105,12 @@ static int firr_one(const scalar_irr *s, int i, double acc[3], double jrk[3])
             bad = j;
             break;
         }
-        /* Same arithmetic as the cpu-ref regular force, term by term. */
-        double rinv2 = 1.0 / r2;
-        double mr3 = s->m[j] * rinv2 * sqrt(rinv2);
-        double rv3 = 3.0 * (r[0] * v[0] + r[1] * v[1] + r[2] * v[2]) * rinv2;
-        ax += mr3 * r[0];
-        ay += mr3 * r[1];
-        az += mr3 * r[2];
-        jx += mr3 * (v[0] - rv3 * r[0]);
-        jy += mr3 * (v[1] - rv3 * r[1]);
-        jz += mr3 * (v[2] - rv3 * r[2]);
+        pair_term_add(s->m[j], r, v, r2, sa, sj); /* as the cpu-ref regular force */
     }
-    acc[0] = ax; acc[1] = ay; acc[2] = az;
-    jrk[0] = jx; jrk[1] = jy; jrk[2] = jz;
+    for (int k = 0; k < 3; k++) {
+        acc[k] = sa[k];
+        jrk[k] = sj[k];
+    }
     return bad;
 }
 

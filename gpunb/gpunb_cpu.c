@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gpunb_impl.h"
+#include "pairterm.h"
+#include "predict.h"
 
 typedef struct cpu_nb {
     struct gpunb base; /* first member: gpunb.c dispatches through it */
@@ -21,17 +23,6 @@ typedef struct cpu_nb {
 } cpu_nb;
 
 static cpu_nb *as_cpu(gpunb *g) { return (cpu_nb *)g; }
-
-/* The third-order predictor, written with exactly the operation order of the
- * integrator's predict3 (src/predict.h) so both give bit-identical states. */
-static inline void predict_poly(double s, const double x0[3], const double v0[3],
-                                const double a[3], const double j[3], double x[3], double v[3])
-{
-    for (int k = 0; k < 3; k++) {
-        x[k] = x0[k] + s * (v0[k] + s * (a[k] / 2 + s * j[k] / 6));
-        v[k] = v0[k] + s * (a[k] + s * j[k] / 2);
-    }
-}
 
 /* The neighbour contract of gpunb.h, evaluated in double: j is a neighbour
  * when min(|r|^2, |r + dtr v|^2) < m_j h2 (strict). */
@@ -87,7 +78,7 @@ static void cpu_predict(gpunb *g, double t)
     #pragma omp parallel for schedule(static) if (c->jend - c->jbeg > 8192)
     for (int j = c->jbeg; j < c->jend; j++) {
         if (c->tpred[j] == t) continue; /* already there: keep the very same state */
-        predict_poly(t - c->t0[j], c->x0[j], c->v0[j], c->a0[j], c->j0[j], c->xp[j], c->vp[j]);
+        predict3(t - c->t0[j], c->x0[j], c->v0[j], c->a0[j], c->j0[j], c->xp[j], c->vp[j]);
         c->tpred[j] = t;
     }
 }
@@ -99,7 +90,7 @@ static int regf_one(const cpu_nb *c, int self, double h2, double dtr,
                     double acc[3], double jrk[3], int *list)
 {
     const int nbmax = c->base.nbmax;
-    double ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0;
+    double sa[3] = {0, 0, 0}, sj[3] = {0, 0, 0};
     int n = 0;
     for (int j = c->jbeg; j < c->jend; j++) {
         if (j == self) continue;
@@ -111,18 +102,12 @@ static int regf_one(const cpu_nb *c, int self, double h2, double dtr,
             n++;
             continue;
         }
-        double rinv2 = 1.0 / r2;
-        double mr3 = c->m[j] * rinv2 * sqrt(rinv2);
-        double rv3 = 3.0 * (r[0] * v[0] + r[1] * v[1] + r[2] * v[2]) * rinv2;
-        ax += mr3 * r[0];
-        ay += mr3 * r[1];
-        az += mr3 * r[2];
-        jx += mr3 * (v[0] - rv3 * r[0]);
-        jy += mr3 * (v[1] - rv3 * r[1]);
-        jz += mr3 * (v[2] - rv3 * r[2]);
+        pair_term_add(c->m[j], r, v, r2, sa, sj);
     }
-    acc[0] = ax; acc[1] = ay; acc[2] = az;
-    jrk[0] = jx; jrk[1] = jy; jrk[2] = jz;
+    for (int k = 0; k < 3; k++) {
+        acc[k] = sa[k];
+        jrk[k] = sj[k];
+    }
     return n;
 }
 
