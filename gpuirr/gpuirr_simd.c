@@ -56,15 +56,23 @@
  * 32k run: 0.91 s against 0.46 s of prediction), so 0.3 N stays. */
 #define NPACT_FRACTION 0.3
 
+/* A slot's polynomial and the time its record was predicted to (NaN: not
+ * since set_jp), in two cache lines: a prediction touches these and the
+ * 64-byte record, nothing else. */
+typedef struct jbody {
+    double t0, m, tpred;
+    double x[3], v[3], a[3], j[3];
+    double pad;
+} jbody;
+
+_Static_assert(sizeof(jbody) == 128, "jbody: two cache lines");
+
 typedef struct simd_irr {
     gpuirr base;
     gpuirr_kernel_fn kern;
     int stride;            /* list stride: nbmax rounded up to GPUIRR_LIST_PAD */
     int nused;             /* 1 + highest slot given by set_jp or set_list */
-    double *t0, *m, *tpred;
-    double (*x0)[3], (*v0)[3], (*a0)[3], (*j0)[3];
-    double (*xp)[3], (*vp)[3];  /* predicted, double: tests and the close-pair path */
-    unsigned char *predicted;   /* xp, vp valid at tpred */
+    jbody *jb;                  /* polynomials, one 128-byte record per slot */
     float *rec;                 /* predicted records, GPUIRR_REC floats per slot */
     int *nnb, *list;
     unsigned *stamp;            /* pred_act: which slots this call has collected */
@@ -93,9 +101,7 @@ int gpuirr_simd_supported(gpuirr_simd path)
 static void simd_close(gpuirr *g)
 {
     simd_irr *s = state(g);
-    free(s->t0); free(s->m); free(s->tpred);
-    free(s->x0); free(s->v0); free(s->a0); free(s->j0);
-    free(s->xp); free(s->vp); free(s->predicted);
+    free(s->jb);
     free(s->rec); free(s->nnb); free(s->list);
     free(s->stamp); free(s->bad);
     free(s);
@@ -114,13 +120,14 @@ static void simd_set_jp(gpuirr *g, int i, double t0, const double x[3], const do
                         const double a[3], const double jerk[3], double m)
 {
     simd_irr *s = state(g);
-    s->t0[i] = t0;
-    s->m[i] = m;
+    jbody *b = &s->jb[i];
+    b->t0 = t0;
+    b->m = m;
     for (int k = 0; k < 3; k++) {
-        s->x0[i][k] = x[k]; s->v0[i][k] = v[k];
-        s->a0[i][k] = a[k]; s->j0[i][k] = jerk[k];
+        b->x[k] = x[k]; b->v[k] = v[k];
+        b->a[k] = a[k]; b->j[k] = jerk[k];
     }
-    s->predicted[i] = 0;
+    b->tpred = NAN;
     note_used(s, i);
 }
 
@@ -135,7 +142,10 @@ static void simd_set_list(gpuirr *g, int i, int nnb, const int *list)
         if (ok) note_used(s, list[k]);
     }
     if (!ok) nnb = 0;
-    for (int k = nnb; k < s->stride; k++) row[k] = i; /* padding: a valid address, masked */
+    /* padding up to the kernels' widest step: valid addresses, masked (the
+     * rest of the row is never read, so it is not rewritten every call) */
+    int padded = (nnb + GPUIRR_LIST_PAD - 1) / GPUIRR_LIST_PAD * GPUIRR_LIST_PAD;
+    for (int k = nnb; k < padded; k++) row[k] = i;
     /* never truncate silently: firr reports a list it could not take */
     s->nnb[i] = ok ? nnb : -1;
     note_used(s, i);
@@ -144,9 +154,10 @@ static void simd_set_list(gpuirr *g, int i, int nnb, const int *list)
 /* Predicts slot i to t in double and packs its record. */
 static void predict_one(simd_irr *s, int i, double t)
 {
-    if (s->predicted[i] && s->tpred[i] == t) return;
-    double *x = s->xp[i], *v = s->vp[i];
-    predict3(t - s->t0[i], s->x0[i], s->v0[i], s->a0[i], s->j0[i], x, v);
+    jbody *b = &s->jb[i];
+    if (b->tpred == t) return;
+    double x[3], v[3];
+    predict3(t - b->t0, b->x, b->v, b->a, b->j, x, v);
     float *r = s->rec + (size_t)i * GPUIRR_REC;
     for (int k = 0; k < 3; k++) {
         float hi = (float)x[k];
@@ -154,9 +165,16 @@ static void predict_one(simd_irr *s, int i, double t)
         r[4 + k] = (float)(x[k] - (double)hi);
         r[8 + k] = (float)v[k];
     }
-    r[3] = (float)s->m[i];
-    s->tpred[i] = t;
-    s->predicted[i] = 1;
+    r[3] = (float)b->m;
+    b->tpred = t;
+}
+
+/* Slot i's state at its last prediction, in double (recomputed: the same
+ * numbers predict_one packed). */
+static void predicted_state(const simd_irr *s, int i, double x[3], double v[3])
+{
+    const jbody *b = &s->jb[i];
+    predict3(b->tpred - b->t0, b->x, b->v, b->a, b->j, x, v);
 }
 
 static void simd_pred_all(gpuirr *g, int jbeg, int jend, double t)
@@ -203,17 +221,20 @@ static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
 static int firr_double(const simd_irr *s, int i, double a[3], double jerk[3])
 {
     const int *row = s->list + (size_t)i * s->stride;
-    const double *xi = s->xp[i], *vi = s->vp[i];
+    double xi[3], vi[3];
+    predicted_state(s, i, xi, vi);
     double ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0;
     for (int q = 0; q < s->nnb[i]; q++) {
         int j = row[q];
-        double dx = s->xp[j][0] - xi[0], dy = s->xp[j][1] - xi[1], dz = s->xp[j][2] - xi[2];
-        double dvx = s->vp[j][0] - vi[0], dvy = s->vp[j][1] - vi[1], dvz = s->vp[j][2] - vi[2];
+        double xj[3], vj[3];
+        predicted_state(s, j, xj, vj);
+        double dx = xj[0] - xi[0], dy = xj[1] - xi[1], dz = xj[2] - xi[2];
+        double dvx = vj[0] - vi[0], dvy = vj[1] - vi[1], dvz = vj[2] - vi[2];
         double r2 = dx * dx + dy * dy + dz * dz;
         /* r < 1e-100 (or r = 0) would overflow r^-3: treat as coincident */
         if (!(r2 > 1e-200)) return j + 1;
         double rinv2 = 1.0 / r2;
-        double mr3 = s->m[j] * rinv2 * sqrt(rinv2);
+        double mr3 = s->jb[j].m * rinv2 * sqrt(rinv2);
         double alpha = 3.0 * (dx * dvx + dy * dvy + dz * dvz) * rinv2;
         ax += mr3 * dx; ay += mr3 * dy; az += mr3 * dz;
         jx += mr3 * (dvx - alpha * dx); jy += mr3 * (dvy - alpha * dy); jz += mr3 * (dvz - alpha * dz);
@@ -226,8 +247,9 @@ static int firr_double(const simd_irr *s, int i, double a[3], double jerk[3])
 /* Squared distance below which the float kernel hands body i to firr_double:
  * (1e-7 |x_i|)^2 keeps the two-float error of dx under 1e-7 relative, and
  * the 1e-10 floor keeps float r^-3 finite. */
-static float close_r2(const double x[3])
+static float close_r2(const float *rec)
 {
+    double x[3] = {(double)rec[0] + rec[4], (double)rec[1] + rec[5], (double)rec[2] + rec[6]};
     return (float)(1e-14 * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) + 1e-20);
 }
 
@@ -247,7 +269,7 @@ static int simd_firr(gpuirr *g, int ni, const int *ilist, double (*a)[3], double
         if (s->nnb[i] < 0) {
             s->bad[k] = BAD_LIST;
             for (int c = 0; c < 3; c++) a[k][c] = jerk[k][c] = 0.0;
-        } else if (kern(s->rec, i, s->nnb[i], row, close_r2(s->xp[i]), a[k], jerk[k])) {
+        } else if (kern(s->rec, i, s->nnb[i], row, close_r2(s->rec + (size_t)i * GPUIRR_REC), a[k], jerk[k])) {
             s->bad[k] = firr_double(s, i, a[k], jerk[k]);
         }
     }
@@ -267,9 +289,12 @@ static int simd_firr(gpuirr *g, int ni, const int *ilist, double (*a)[3], double
         snprintf(g->error, sizeof g->error,
                  "body %d has no valid neighbour list (set_list got a count outside 0..%d "
                  "or a slot outside 0..%d)", i, g->nbmax, g->nmax - 1);
-    else
+    else {
+        double x[3], v[3];
+        predicted_state(s, i, x, v);
         snprintf(g->error, sizeof g->error, "bodies %d and %d coincide at (%.17g, %.17g, %.17g)",
-                 i, s->bad[first] - 1, s->xp[i][0], s->xp[i][1], s->xp[i][2]);
+                 i, s->bad[first] - 1, x[0], x[1], x[2]);
+    }
     return -1;
 }
 
@@ -298,21 +323,15 @@ static int alloc_arrays(simd_irr *s, int nmax)
 {
     size_t n = (size_t)nmax;
     size_t recbytes = (n * GPUIRR_REC * sizeof(float) + 63) / 64 * 64;
-    s->t0 = calloc(n, sizeof *s->t0);
-    s->m = calloc(n, sizeof *s->m);
-    s->tpred = calloc(n, sizeof *s->tpred);
-    s->x0 = calloc(n, sizeof *s->x0); s->v0 = calloc(n, sizeof *s->v0);
-    s->a0 = calloc(n, sizeof *s->a0); s->j0 = calloc(n, sizeof *s->j0);
-    s->xp = calloc(n, sizeof *s->xp); s->vp = calloc(n, sizeof *s->vp);
-    s->predicted = calloc(n, 1);
+    s->jb = aligned_alloc(64, n * sizeof *s->jb);
     s->rec = alloc_random_access(recbytes);
     s->nnb = calloc(n, sizeof *s->nnb);
     s->list = alloc_random_access(n * (size_t)s->stride * sizeof *s->list);
     s->stamp = calloc(n, sizeof *s->stamp);
     s->bad = malloc(n * sizeof *s->bad);
-    if (!s->t0 || !s->m || !s->tpred || !s->x0 || !s->v0 || !s->a0 || !s->j0 || !s->xp ||
-        !s->vp || !s->predicted || !s->rec || !s->nnb || !s->list || !s->stamp || !s->bad)
+    if (!s->jb || !s->rec || !s->nnb || !s->list || !s->stamp || !s->bad)
         return -1;
+    for (size_t i = 0; i < n; i++) s->jb[i] = (jbody){.tpred = NAN};
     memset(s->rec, 0, recbytes);
     for (int i = 0; i < nmax; i++)
         for (int k = 0; k < s->stride; k++) s->list[(size_t)i * s->stride + k] = i;
@@ -362,8 +381,7 @@ gpuirr *gpuirr_simd_open(int nmax, int nbmax, gpuirr_simd path, char *err, size_
 
 void gpuirr_simd_predicted(const gpuirr *g, int i, double x[3], double v[3])
 {
-    const simd_irr *s = (const simd_irr *)g;
-    for (int k = 0; k < 3; k++) { x[k] = s->xp[i][k]; v[k] = s->vp[i][k]; }
+    predicted_state((const simd_irr *)g, i, x, v);
 }
 
 void gpuirr_simd_set_npact(gpuirr *g, double fraction)

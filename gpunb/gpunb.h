@@ -55,7 +55,8 @@ const char *gpunb_backend(const gpunb *g);
 /* The j-bodies are the slots [jbeg, jend). */
 void gpunb_set_range(gpunb *g, int jbeg, int jend);
 
-/* Stores the polynomials of n bodies idx[k] (x, v, a, jerk at time t0[k]). */
+/* Stores the polynomials of n bodies idx[k] (x, v, a, jerk at time t0[k]);
+ * the idx[k] of one call are distinct. */
 void gpunb_set_jp(gpunb *g, int n, const int *idx, const double *t0,
                   const double (*x)[3], const double (*v)[3],
                   const double (*a)[3], const double (*jerk)[3], const double *m);

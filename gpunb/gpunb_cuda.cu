@@ -790,6 +790,9 @@ static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
 {
     GpunbCuda *c = as_cuda(g);
     if (n <= 0) return;
+    /* distinct slots (a block's members): the copies in parallel for big
+     * blocks, the pending list in order after them */
+#pragma omp parallel for schedule(static) if (n > 2048)
     for (int k = 0; k < n; k++) {
         JPoly *p = &c->h_poly[idx[k]];
         for (int e = 0; e < 3; e++) {
@@ -797,11 +800,13 @@ static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
         }
         p->t0 = t0[k];
         p->m = m[k];
-        if (!c->simple && c->pend_pos[idx[k]] < 0) {
-            c->pend_pos[idx[k]] = c->npend;
-            c->pend_idx[c->npend++] = idx[k];
-        }
     }
+    if (!c->simple)
+        for (int k = 0; k < n; k++)
+            if (c->pend_pos[idx[k]] < 0) {
+                c->pend_pos[idx[k]] = c->npend;
+                c->pend_idx[c->npend++] = idx[k];
+            }
     if (c->simple) c->poly_stale = 1;   /* the reference path sends predicted bodies only */
 }
 

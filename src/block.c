@@ -16,15 +16,11 @@
 #include "ks.h"
 #include "nbradius.h"
 #include "predict.h"
+#include "schedule.h"
 #include "steps.h"
 
 struct block_scratch {
-    int *q, nq;        /* bodies with t0 + dt <= tq */
-    double tq, dtq;
-    int64_t fill_block; /* the block count at the last refill */
-    double tnext;      /* the next block time, when tnext_ok (the run loop asks
-                        * before each block, the block step again) */
-    int tnext_ok;
+    schedule *sq;      /* who is due when */
     int *act, nact;    /* this block, ascending slots */
     int *reg, nreg;    /* the subset due a regular step */
     vec3 *ai, *ji;     /* irregular force with the old lists */
@@ -35,6 +31,8 @@ struct block_scratch {
     int *nnbn, *lists, *ovf, *nnb0;
     double *tj;        /* t0 for set_jp */
     const int **lp;    /* KS: the list each force call used, per member */
+    block_profile prof; /* where the time goes, by block size */
+    double wend;       /* wall clock at the end of the last block step */
 };
 
 block_scratch *block_create(const sim *s)
@@ -42,7 +40,7 @@ block_scratch *block_create(const sim *s)
     block_scratch *b = calloc(1, sizeof *b);
     if (!b) return NULL;
     int c = s->cap;
-    b->q = malloc(sizeof(int) * c);
+    b->sq = schedule_create(c);
     b->act = malloc(sizeof(int) * c);
     b->reg = malloc(sizeof(int) * c);
     b->ai = malloc(sizeof(vec3) * c);
@@ -59,29 +57,74 @@ block_scratch *block_create(const sim *s)
     b->tj = malloc(sizeof(double) * c);
     b->lists = malloc(sizeof(int) * (size_t)c * s->nbmax);
     b->lp = malloc(sizeof(int *) * c);
-    if (!b->lp || !b->q || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
+    if (!b->lp || !b->sq || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
         !b->ji2 || !b->vpred || !b->dt0 || !b->nnbn || !b->ovf || !b->nnb0 || !b->tj || !b->lists) {
         block_free(b);
         return NULL;
     }
-    b->nq = 0;
-    b->dtq = 0.0;
     return b;
 }
 
 void block_free(block_scratch *b)
 {
     if (!b) return;
-    void *p[] = {b->q, b->act, b->reg, b->ai, b->ji, b->ar, b->jr, b->ai2, b->ji2,
+    schedule_free(b->sq);
+    void *p[] = {b->act, b->reg, b->ai, b->ji, b->ar, b->jr, b->ai2, b->ji2,
                  b->vpred, b->dt0, b->nnbn, b->ovf, b->nnb0, b->tj, b->lists, (void *)b->lp};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
     free(b);
 }
 
+/* ---- profile by block size --------------------------------------------- */
+
+static const char *const phase_names[BLOCK_PROF_PHASES] = {
+    "between", "schedule", "ks_advance", "predict", "firr", "corr", "regf", "firr_new",
+    "corr_reg", "send", "ks_end"};
+
+/* bucket of a block of n members: 1, 2-8, 9-64, ..., and the rest */
+static int prof_bucket(int n)
+{
+    int k = 0;
+    for (long lim = 1; k < BLOCK_PROF_BUCKETS - 1 && n > lim; lim *= 8) k++;
+    return k;
+}
+
+static double prof_lap(double *w)
+{
+    double now = omp_get_wtime(), d = now - *w;
+    *w = now;
+    return d;
+}
+
+const block_profile *block_get_profile(const block_scratch *b) { return &b->prof; }
+
+void block_profile_print(const block_profile *p, FILE *f)
+{
+    fprintf(f, "# wall time (s) by block size: members, blocks, irregular steps, regular steps, then phases\n");
+    fprintf(f, "%-12s %9s %11s %10s", "members", "blocks", "irr_steps", "reg_steps");
+    for (int q = 0; q < BLOCK_PROF_PHASES; q++) fprintf(f, " %10s", phase_names[q]);
+    fprintf(f, " %10s %9s\n", "total", "us/block");
+    for (int k = 0; k < BLOCK_PROF_BUCKETS; k++) {
+        const block_profile_row *r = &p->row[k];
+        if (r->blocks == 0) continue;
+        char lab[32];
+        long hi = 1;
+        for (int q = 0; q < k; q++) hi *= 8;
+        long lo = k == 0 ? 1 : hi / 8 + 1;
+        if (k == BLOCK_PROF_BUCKETS - 1) snprintf(lab, sizeof lab, "%ld+", lo);
+        else snprintf(lab, sizeof lab, "%ld-%ld", lo, hi);
+        double tot = 0.0;
+        for (int q = 0; q < BLOCK_PROF_PHASES; q++) tot += r->t[q];
+        fprintf(f, "%-12s %9lld %11lld %10lld", lab, (long long)r->blocks, (long long)r->steps_irr,
+                (long long)r->steps_reg);
+        for (int q = 0; q < BLOCK_PROF_PHASES; q++) fprintf(f, " %10.4f", r->t[q]);
+        fprintf(f, " %10.4f %9.2f\n", tot, 1e6 * tot / (double)r->blocks);
+    }
+}
+
 void block_reschedule(block_scratch *b)
 {
-    b->nq = 0;
-    b->tnext_ok = 0;
+    schedule_reset(b->sq);
 }
 
 static double dot3(const double a[3], const double b[3])
@@ -91,82 +134,26 @@ static double dot3(const double a[3], const double b[3])
 
 /* ---- schedule ---------------------------------------------------------- */
 
-/* Refills the queue with the bodies due before tq = tmin + dtq.  dtq adapts
- * so that the queue holds at least about sqrt(N) bodies (NBODY6's LISTQ) and
- * lasts several blocks: each refill scans all N bodies, each block only the
- * queue. */
-static void schedule_fill(sim *s, block_scratch *b)
-{
-    int64_t served = s->cnt.blocks - b->fill_block;
-    b->fill_block = s->cnt.blocks;
-    if (b->dtq > 0.0 && served < 8) b->dtq *= 2.0;
-    double tmin = INFINITY, smallest = INFINITY;
-    for (int i = s->ifirst; i < s->ntot; i++) {
-        tmin = fmin(tmin, s->t0[i] + s->dt[i]);
-        smallest = fmin(smallest, s->dt[i]);
-    }
-    if (b->dtq <= 0.0) b->dtq = smallest;
-    s->cnt.schedule_fills++;
-    int target = (int)sqrt((double)(s->ntot - s->ifirst)) + 1;
-    for (;;) {
-        b->tq = tmin + b->dtq;
-        b->nq = 0;
-        for (int i = s->ifirst; i < s->ntot; i++)
-            if (s->t0[i] + s->dt[i] <= b->tq) b->q[b->nq++] = i;
-        if (b->nq > 4 * target && b->nq > (s->ntot - s->ifirst) / 8 && b->dtq > smallest) {
-            b->dtq *= 0.5;
-            continue;
-        }
-        if (b->nq < target / 2) b->dtq *= 2.0; /* for the next refill */
-        break;
-    }
-}
-
 double block_next_time(sim *s, block_scratch *b)
 {
-    if (b->tnext_ok) return b->tnext;
-    if (b->nq == 0) schedule_fill(s, b);
-    double tmin = INFINITY;
-    for (int k = 0; k < b->nq; k++) {
-        int i = b->q[k];
-        tmin = fmin(tmin, s->t0[i] + s->dt[i]);
-    }
-    b->tnext = tmin;
-    b->tnext_ok = 1;
-    return tmin;
+    return schedule_time(b->sq, s);
 }
 
-static int cmp_int(const void *a, const void *b)
+/* The bodies due at t, ascending, and those of them due a regular step. */
+static void select_block(sim *s, block_scratch *b)
 {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-static void select_block(sim *s, block_scratch *b, double t)
-{
-    b->nact = 0;
-    for (int k = 0; k < b->nq; k++) {
-        int i = b->q[k];
-        if (s->t0[i] + s->dt[i] == t) b->act[b->nact++] = i;
-    }
-    qsort(b->act, b->nact, sizeof(int), cmp_int);
+    b->nact = schedule_take(b->sq, s, b->act);
     b->nreg = 0;
     for (int k = 0; k < b->nact; k++) {
         int i = b->act[k];
-        if (s->t0r[i] + s->dtr[i] == t) b->reg[b->nreg++] = k; /* index into act */
+        if (s->t0r[i] + s->dtr[i] == s->time) b->reg[b->nreg++] = k; /* index into act */
     }
 }
 
-/* Drops from the queue the bodies now due after tq. */
+/* The members back in the schedule at their new times. */
 static void schedule_update(const sim *s, block_scratch *b)
 {
-    b->tnext_ok = 0;
-    int n = 0;
-    for (int k = 0; k < b->nq; k++) {
-        int i = b->q[k];
-        if (s->t0[i] + s->dt[i] <= b->tq) b->q[n++] = i;
-    }
-    b->nq = n;
+    for (int k = 0; k < b->nact; k++) schedule_put(b->sq, s, b->act[k]);
 }
 
 /* ---- forces ------------------------------------------------------------ */
@@ -376,18 +363,44 @@ static void send_corrected(sim *s, block_scratch *b)
                  (const double(*)[3])a, (const double(*)[3])j, m);
 }
 
+enum { PH_BETWEEN, PH_SCHED, PH_KSADV, PH_PRED, PH_FIRR, PH_CORR, PH_REGF, PH_FIRR_NEW, PH_CORR_REG,
+       PH_SEND, PH_KSEND };
+
+/* Adds this block's phase times to the profile and to the run's timers. */
+static void account_block(sim *s, block_scratch *b, const double *ph, int nact, int nreg)
+{
+    block_profile_row *r = &b->prof.row[prof_bucket(nact)];
+    r->blocks++;
+    r->steps_irr += nact;
+    r->steps_reg += nreg;
+    for (int q = 0; q < BLOCK_PROF_PHASES; q++) r->t[q] += ph[q];
+    timers *tm = &s->tm;
+    tm->p_sched += ph[PH_SCHED];
+    tm->p_ks += ph[PH_KSADV] + ph[PH_KSEND];
+    tm->p_predict += ph[PH_PRED];
+    tm->p_firr += ph[PH_FIRR];
+    tm->p_corr += ph[PH_CORR];
+    tm->p_regf += ph[PH_REGF];
+    tm->p_firr_new += ph[PH_FIRR_NEW];
+    tm->p_corr_reg += ph[PH_CORR_REG];
+    tm->p_send += ph[PH_SEND];
+    tm->irregular += ph[PH_PRED] + ph[PH_FIRR];
+    tm->regular += ph[PH_REGF] + ph[PH_FIRR_NEW] + ph[PH_CORR_REG];
+}
+
 int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
 {
-    double ws = omp_get_wtime();
+    double ph[BLOCK_PROF_PHASES] = {0};
+    double w = omp_get_wtime();
+    if (b->wend > 0.0) ph[PH_BETWEEN] = w - b->wend;
     double t = block_next_time(s, b);
-    select_block(s, b, t);
     s->time = t;
-    double wk = omp_get_wtime();
-    s->tm.p_sched += wk - ws;
+    select_block(s, b);
+    const int nact = b->nact, nreg = b->nreg;
+    ph[PH_SCHED] = prof_lap(&w);
     /* KS pairs first, up to the block time (subint.f) */
     ks_advance(s, t);
-    double w0 = omp_get_wtime();
-    s->tm.p_ks += w0 - wk;
+    ph[PH_KSADV] = prof_lap(&w);
 
     /* 1. predict and irregular forces with the current lists */
     /* Only the active bodies and their neighbours (the SIMD library itself
@@ -395,34 +408,30 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
      * the paper's NPACT switch); the members of new lists follow in step 3. */
     gpuirr_pred_act(s->irr, b->nact, b->act, t);
     predict_active(s, b, t);
-    double wp = omp_get_wtime();
-    s->tm.p_predict += wp - w0;
-    if (irregular_force(s, b->nact, b->act, b->ai, b->ji, err, errlen)) return -1;
-    if (s->npairs > 0) { /* KS: components of perturbed pairs, old lists */
+    ph[PH_PRED] = prof_lap(&w);
+    int rc = irregular_force(s, b->nact, b->act, b->ai, b->ji, err, errlen);
+    if (rc == 0 && s->npairs > 0) { /* KS: components of perturbed pairs, old lists */
         for (int k = 0; k < b->nact; k++) {
             b->lp[k] = sim_list(s, b->act[k]);
             b->nnb0[k] = s->nnb[b->act[k]];
         }
         ks_irr_correct(s, b->nact, b->act, b->lp, b->nnb0, b->ai, b->ji);
     }
-    double w1 = omp_get_wtime();
-    s->tm.irregular += w1 - w0;
-    s->tm.p_firr += w1 - wp;
+    ph[PH_FIRR] = prof_lap(&w);
+    if (rc) return -1;
 
     /* 2. irregular corrector for every member */
 #pragma omp parallel for schedule(static) if (b->nact > 64)
     for (int k = 0; k < b->nact; k++) correct_irregular(s, b, k, t);
-    s->tm.p_corr += omp_get_wtime() - w1;
+    ph[PH_CORR] = prof_lap(&w);
 
     /* 3. regular forces, new lists, irregular forces with them, regular corrector */
     if (b->nreg > 0) {
-        double w2 = omp_get_wtime();
         int *ri = malloc(sizeof(int) * b->nreg);
         for (int q = 0; q < b->nreg; q++) ri[q] = b->act[b->reg[q]];
         gpunb_predict(s->nb, t);
         regular_force(s, b->nreg, ri, b->ar, b->jr, b->nnbn, b->lists, b->ovf);
-        double w3 = omp_get_wtime();
-        s->tm.p_regf += w3 - w2;
+        ph[PH_REGF] = prof_lap(&w);
         s->cnt.blocks_regular++;
         for (int q = 0; q < b->nreg; q++) {
             gpuirr_set_list(s->irr, ri[q], b->nnbn[q], b->lists + (size_t)q * s->nbmax);
@@ -432,7 +441,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
         /* the new lists' members at the same time t (bodies predicted
          * already keep their state) */
         gpuirr_pred_act(s->irr, b->nreg, ri, t);
-        int rc = irregular_force(s, b->nreg, ri, b->ai2, b->ji2, err, errlen);
+        rc = irregular_force(s, b->nreg, ri, b->ai2, b->ji2, err, errlen);
         if (s->npairs > 0) { /* KS: the same corrections with the new lists */
             for (int q = 0; q < b->nreg; q++) b->lp[q] = b->lists + (size_t)q * s->nbmax;
             ks_irr_correct(s, b->nreg, ri, b->lp, b->nnbn, b->ai2, b->ji2);
@@ -441,38 +450,33 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
         free(ri);
         if (rc) return -1;
         double rsfac = nbradius_rsfac(s);
-        double w4 = omp_get_wtime();
-        s->tm.p_firr_new += w4 - w3;
+        ph[PH_FIRR_NEW] = prof_lap(&w);
 #pragma omp parallel for schedule(static) if (b->nreg > 64)
         for (int q = 0; q < b->nreg; q++) correct_regular(s, b, q, t, rsfac);
         for (int q = 0; q < b->nreg; q++) {
             int i = b->act[b->reg[q]];
             if (s->rs[i] < s->rsmin) s->rsmin = s->rs[i];
         }
-        s->tm.regular += omp_get_wtime() - w2;
-        s->tm.p_corr_reg += omp_get_wtime() - w4;
         s->cnt.steps_reg += b->nreg;
+        ph[PH_CORR_REG] = prof_lap(&w);
     }
 
     /* 4. hand the corrected bodies to both libraries, reschedule */
-    double w5 = omp_get_wtime();
     send_corrected(s, b);
-    s->tm.p_send += omp_get_wtime() - w5;
     s->cnt.steps_irr += b->nact;
     s->cnt.blocks++;
+    ph[PH_SEND] = prof_lap(&w);
     /* 5. KS: perturber renewal after c.m. regular steps, terminations, new
      * pairs; an event moves slots, so the schedule starts afresh */
+    int ch = 0;
     if (s->ks) {
         for (int q = 0; q < b->nreg; q++) ks_note_regular(s, b->act[b->reg[q]]);
-        double we = omp_get_wtime();
-        int ch = ks_block_end(s, b->act, b->nact, t, err, errlen);
-        s->tm.p_ks += omp_get_wtime() - we;
-        if (ch < 0) return -1;
-        if (ch > 0) {
-            block_reschedule(b);
-            return 0;
-        }
+        ch = ks_block_end(s, b->act, b->nact, t, err, errlen);
     }
-    schedule_update(s, b);
-    return 0;
+    if (ch > 0) block_reschedule(b);
+    else if (ch == 0) schedule_update(s, b);
+    ph[PH_KSEND] = prof_lap(&w);
+    account_block(s, b, ph, nact, nreg);
+    b->wend = w;
+    return ch < 0 ? -1 : 0;
 }

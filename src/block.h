@@ -3,6 +3,7 @@
 #ifndef NBODY6C_BLOCK_H
 #define NBODY6C_BLOCK_H
 
+#include <stdio.h>
 #include "sim.h"
 
 typedef struct block_scratch block_scratch;
@@ -30,5 +31,18 @@ int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *er
  * (overflowed[k] = 1 for those).  Lists go to lists + k*nbmax. */
 void regular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
                    int *lists, int *overflowed);
+
+/* Wall time by block size (members 1, 2-8, 9-64, ..., the last bucket
+ * open-ended) and phase; "between" is the time from the end of one block
+ * step to the start of the next (the run loop, schedule refills there). */
+enum { BLOCK_PROF_BUCKETS = 7, BLOCK_PROF_PHASES = 11 };
+typedef struct block_profile_row {
+    int64_t blocks, steps_irr, steps_reg;
+    double t[BLOCK_PROF_PHASES];
+} block_profile_row;
+typedef struct block_profile { block_profile_row row[BLOCK_PROF_BUCKETS]; } block_profile;
+
+const block_profile *block_get_profile(const block_scratch *b);
+void block_profile_print(const block_profile *p, FILE *f);
 
 #endif

@@ -289,6 +289,19 @@ static int integrate(run_ctx *c, char *err, size_t errlen)
     return 0;
 }
 
+/* profile.txt: where this process's block steps spent their time, by
+ * block size (for tuning; not carried across a restart).  A failure to
+ * write it costs nothing else. */
+static void write_block_profile(const run_ctx *c)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/profile.txt", c->dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    block_profile_print(block_get_profile(c->s->bs), f);
+    fclose(f);
+}
+
 /* The end of a run, finished or stopped: the checkpoint (always: a finished
  * run can be continued with a later TCRIT, KSTART = 3), log, summary. */
 static int finish(run_ctx *c, char *err, size_t errlen)
@@ -301,6 +314,7 @@ static int finish(run_ctx *c, char *err, size_t errlen)
     }
     if (write_checkpoint(c, c->stop == STOP_TCRIT ? "end" : why, err, errlen)) return -1;
     if (runlog_summary(&c->lg, c->dir, c->s, &c->d, err, errlen)) return -1;
+    write_block_profile(c);
     if (c->stop != STOP_TCRIT)
         fprintf(stderr, "nbody6c: stopped at t = %.6g (%s); continue with: nbody6c --restart %s\n",
                 c->s->time, why, c->ckpt_path);

@@ -1,0 +1,156 @@
+/* schedule.c — the block schedule: bodies grouped by their next step time.
+ *
+ * Block steps keep every t0 a multiple of its dt, so all bodies of one step
+ * level share one next time and the groups number about as many as the
+ * levels in use.  A block takes the earliest group whole and puts its
+ * members back at their new times, so a block costs O(members) plus a scan
+ * of the few group times; nothing scans all N except a rebuild after
+ * schedule_reset.  (A body whose t0 is not a multiple of its step only makes
+ * one group more: the order of blocks is the same.)  Owns the groups. */
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include "schedule.h"
+
+typedef struct group {
+    double t;     /* t0 + dt of every member */
+    int n, cap;
+    int *ids;
+} group;
+
+struct schedule {
+    int cap;          /* slots */
+    int valid;        /* 0: rebuild at the next schedule_time */
+    int ng, gcap;     /* groups in use (ascending t) and allocated; those past
+                       * ng keep their buffers for reuse */
+    group *g;
+    unsigned char *mark; /* scratch of schedule_take's ordering */
+};
+
+schedule *schedule_create(int cap)
+{
+    schedule *q = calloc(1, sizeof *q);
+    if (!q) return NULL;
+    q->cap = cap;
+    q->mark = calloc((size_t)cap, 1);
+    if (!q->mark) {
+        free(q);
+        return NULL;
+    }
+    return q;
+}
+
+void schedule_free(schedule *q)
+{
+    if (!q) return;
+    for (int k = 0; k < q->gcap; k++) free(q->g[k].ids);
+    free(q->g);
+    free(q->mark);
+    free(q);
+}
+
+void schedule_reset(schedule *q) { q->valid = 0; }
+
+static void die_oom(void)
+{
+    fprintf(stderr, "nbody6c: out of memory in the block schedule\n");
+    exit(1);
+}
+
+/* A new empty group of time t at position pos (groups stay ascending). */
+static group *insert_group(schedule *q, int pos, double t)
+{
+    if (q->ng == q->gcap) {
+        int nc = q->gcap ? 2 * q->gcap : 64;
+        group *g = realloc(q->g, sizeof *g * (size_t)nc);
+        if (!g) die_oom();
+        memset(g + q->gcap, 0, sizeof *g * (size_t)(nc - q->gcap));
+        q->g = g;
+        q->gcap = nc;
+    }
+    group spare = q->g[q->ng];
+    memmove(q->g + pos + 1, q->g + pos, sizeof(group) * (size_t)(q->ng - pos));
+    q->g[pos] = spare;
+    q->g[pos].t = t;
+    q->g[pos].n = 0;
+    q->ng++;
+    return &q->g[pos];
+}
+
+static void put_at(schedule *q, int i, double t)
+{
+    int pos = 0;
+    while (pos < q->ng && q->g[pos].t < t) pos++;
+    group *g = pos < q->ng && q->g[pos].t == t ? &q->g[pos] : insert_group(q, pos, t);
+    if (g->n == g->cap) {
+        int nc = g->cap ? 2 * g->cap : 64;
+        int *ids = realloc(g->ids, sizeof(int) * (size_t)nc);
+        if (!ids) die_oom();
+        g->ids = ids;
+        g->cap = nc;
+    }
+    g->ids[g->n++] = i;
+}
+
+void schedule_put(schedule *q, const sim *s, int i)
+{
+    if (q->valid) put_at(q, i, s->t0[i] + s->dt[i]);
+}
+
+static void rebuild(schedule *q, const sim *s)
+{
+    for (int k = 0; k < q->ng; k++) q->g[k].n = 0;
+    q->ng = 0;
+    q->valid = 1;
+    for (int i = s->ifirst; i < s->ntot; i++) put_at(q, i, s->t0[i] + s->dt[i]);
+}
+
+double schedule_time(schedule *q, const sim *s)
+{
+    if (!q->valid) {
+        rebuild(q, s);
+        ((sim *)s)->cnt.schedule_fills++;
+    }
+    return q->ng > 0 ? q->g[0].t : INFINITY;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* ids in ascending order into out: a sort for a few, a sweep over marked
+ * slots when they are dense in their range. */
+static void ascending(schedule *q, const int *ids, int n, int *out)
+{
+    int lo = q->cap, hi = -1;
+    for (int k = 0; k < n; k++) {
+        if (ids[k] < lo) lo = ids[k];
+        if (ids[k] > hi) hi = ids[k];
+    }
+    if (n < 64 || (long)(hi - lo) > 16L * n) {
+        memcpy(out, ids, sizeof(int) * (size_t)n);
+        qsort(out, (size_t)n, sizeof(int), cmp_int);
+        return;
+    }
+    for (int k = 0; k < n; k++) q->mark[ids[k]] = 1;
+    int m = 0;
+    for (int i = lo; i <= hi; i++)
+        if (q->mark[i]) {
+            q->mark[i] = 0;
+            out[m++] = i;
+        }
+}
+
+int schedule_take(schedule *q, const sim *s, int *act)
+{
+    if (schedule_time(q, s) == INFINITY) return 0;
+    group first = q->g[0];
+    ascending(q, first.ids, first.n, act);
+    memmove(q->g, q->g + 1, sizeof(group) * (size_t)(q->ng - 1));
+    q->ng--;
+    q->g[q->ng] = first; /* its buffer is reused */
+    q->g[q->ng].n = 0;
+    return first.n;
+}

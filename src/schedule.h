@@ -1,0 +1,30 @@
+/* schedule.h — which bodies are due when: the bodies grouped by their next
+ * step time t0 + dt (block steps keep t0 a multiple of dt, so there are
+ * about as many groups as step levels, a few dozen).  Replaces NBODY6's
+ * LISTQ queue, whose refills scan all N bodies. */
+#ifndef NBODY6C_SCHEDULE_H
+#define NBODY6C_SCHEDULE_H
+
+#include "sim.h"
+
+typedef struct schedule schedule;
+
+schedule *schedule_create(int cap);
+void schedule_free(schedule *q);
+
+/* Forgets everything; the next schedule_time rebuilds from the bodies'
+ * t0 + dt (after steps changed outside the block step, or a restart). */
+void schedule_reset(schedule *q);
+
+/* The next block time: the smallest t0 + dt over bodies [ifirst, ntot). */
+double schedule_time(schedule *q, const sim *s);
+
+/* Takes the bodies due at the next block time out of the schedule, into
+ * act in ascending slot order (so a block's order does not depend on its
+ * history).  Returns their number. */
+int schedule_take(schedule *q, const sim *s, int *act);
+
+/* Puts body i back at its (new) t0 + dt. */
+void schedule_put(schedule *q, const sim *s, int i);
+
+#endif
