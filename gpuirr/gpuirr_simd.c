@@ -43,6 +43,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "gpuirr_simd.h"
+#include "parallel.h"
 #include "predict.h"
 
 /* pred_act predicts the union of the active bodies and their lists.  When
@@ -177,10 +178,12 @@ static void predicted_state(const simd_irr *s, int i, double x[3], double v[3])
     predict3(b->tpred - b->t0, b->x, b->v, b->a, b->j, x, v);
 }
 
+static int pred_threads(long work);
+
 static void simd_pred_all(gpuirr *g, int jbeg, int jend, double t)
 {
     simd_irr *s = state(g);
-    #pragma omp parallel for schedule(static) if (jend - jbeg > 2048)
+    #pragma omp parallel for schedule(static) num_threads(pred_threads(jend - jbeg))
     for (int i = jbeg; i < jend; i++) predict_one(s, i, t);
 }
 
@@ -190,6 +193,43 @@ static inline void claim_and_predict(simd_irr *s, int j, unsigned epoch, double 
 {
     if (__atomic_exchange_n(&s->stamp[j], epoch, __ATOMIC_RELAXED) != epoch) predict_one(s, j, t);
 }
+
+/* How far ahead the serial prediction fetches: a prediction is a handful of
+ * random cache misses (the slot's record and polynomial), which one core
+ * otherwise waits for one after the other. */
+enum { PREFETCH_AHEAD = 8 };
+
+static inline void prefetch_slot(const simd_irr *s, int j)
+{
+    __builtin_prefetch(&s->jb[j]);
+    __builtin_prefetch((const char *)&s->jb[j] + 64);
+    __builtin_prefetch(s->rec + (size_t)j * GPUIRR_REC, 1);
+}
+
+/* A small block on one thread: the union of the bodies and their lists
+ * first (slots marked in stamp), then the predictions, fetched ahead. */
+static void pred_union_serial(simd_irr *s, int ni, const int *ilist, unsigned epoch, double t)
+{
+    int nu = 0;
+    int *u = s->bad; /* scratch of nmax ints: no firr runs meanwhile */
+    for (int k = 0; k < ni; k++) {
+        int i = ilist[k];
+        if (s->stamp[i] != epoch) { s->stamp[i] = epoch; u[nu++] = i; }
+        const int *row = s->list + (size_t)i * s->stride;
+        for (int q = 0; q < s->nnb[i]; q++) { /* nnb < 0: none */
+            int j = row[q];
+            if (s->stamp[j] != epoch) { s->stamp[j] = epoch; u[nu++] = j; }
+        }
+    }
+    for (int k = 0; k < nu; k++) {
+        if (k + PREFETCH_AHEAD < nu) prefetch_slot(s, u[k + PREFETCH_AHEAD]);
+        predict_one(s, u[k], t);
+    }
+}
+
+/* Predictions per thread of a parallel loop (parallel.h). */
+enum { PRED_GRAIN = 2048 };
+static int pred_threads(long work) { return par_threads(work, PRED_GRAIN); }
 
 static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
 {
@@ -205,8 +245,13 @@ static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
         s->epoch = 1;
     }
     const unsigned epoch = s->epoch;
+    const int nt = pred_threads(work);
+    if (nt == 1) {
+        pred_union_serial(s, ni, ilist, epoch, t);
+        return;
+    }
     /* the active bodies and their neighbours, in parallel: no serial gathering */
-    #pragma omp parallel for schedule(dynamic, 8) if (work > 2048)
+    #pragma omp parallel for schedule(dynamic, 8) num_threads(nt)
     for (int k = 0; k < ni; k++) {
         int i = ilist[k];
         const int *row = s->list + (size_t)i * s->stride;
@@ -253,6 +298,9 @@ static float close_r2(const float *rec)
     return (float)(1e-14 * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) + 1e-20);
 }
 
+/* Neighbour pairs per thread of the force loop (parallel.h): ~2 us of work. */
+enum { FIRR_GRAIN = 4096 };
+
 /* Reasons a body's force could not be computed, kept in s->bad[k]: 0 none,
  * BAD_LIST, or j + 1 for a neighbour j that coincides with it. */
 enum { BAD_LIST = -1 };
@@ -261,7 +309,9 @@ static int simd_firr(gpuirr *g, int ni, const int *ilist, double (*a)[3], double
 {
     simd_irr *s = state(g);
     const gpuirr_kernel_fn kern = s->kern;
-    #pragma omp parallel for schedule(dynamic, 8) if (ni > 32)
+    long pairs = 0;
+    for (int k = 0; k < ni; k++) pairs += 1 + (s->nnb[ilist[k]] > 0 ? s->nnb[ilist[k]] : 0);
+    #pragma omp parallel for schedule(dynamic, 8) num_threads(par_threads(pairs, FIRR_GRAIN))
     for (int k = 0; k < ni; k++) {
         int i = ilist[k];
         const int *row = s->list + (size_t)i * s->stride;
