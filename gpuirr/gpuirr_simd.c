@@ -178,12 +178,12 @@ static void predicted_state(const simd_irr *s, int i, double x[3], double v[3])
     predict3(b->tpred - b->t0, b->x, b->v, b->a, b->j, x, v);
 }
 
-static int pred_threads(long work);
+enum { PRED_GRAIN = 1024 };  /* predictions worth a parallel loop (parallel.h) */
 
 static void simd_pred_all(gpuirr *g, int jbeg, int jend, double t)
 {
     simd_irr *s = state(g);
-    #pragma omp parallel for schedule(static) num_threads(pred_threads(jend - jbeg))
+    #pragma omp parallel for schedule(static) if (par_worth(jend - jbeg, PRED_GRAIN))
     for (int i = jbeg; i < jend; i++) predict_one(s, i, t);
 }
 
@@ -227,9 +227,6 @@ static void pred_union_serial(simd_irr *s, int ni, const int *ilist, unsigned ep
     }
 }
 
-/* Predictions per thread of a parallel loop (parallel.h). */
-enum { PRED_GRAIN = 2048 };
-static int pred_threads(long work) { return par_threads(work, PRED_GRAIN); }
 
 static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
 {
@@ -245,13 +242,12 @@ static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
         s->epoch = 1;
     }
     const unsigned epoch = s->epoch;
-    const int nt = pred_threads(work);
-    if (nt == 1) {
+    if (!par_worth(work, PRED_GRAIN)) {
         pred_union_serial(s, ni, ilist, epoch, t);
         return;
     }
     /* the active bodies and their neighbours, in parallel: no serial gathering */
-    #pragma omp parallel for schedule(dynamic, 8) num_threads(nt)
+    #pragma omp parallel for schedule(dynamic, 8)
     for (int k = 0; k < ni; k++) {
         int i = ilist[k];
         const int *row = s->list + (size_t)i * s->stride;
@@ -298,8 +294,8 @@ static float close_r2(const float *rec)
     return (float)(1e-14 * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) + 1e-20);
 }
 
-/* Neighbour pairs per thread of the force loop (parallel.h): ~2 us of work. */
-enum { FIRR_GRAIN = 4096 };
+/* Neighbour pairs worth a parallel force loop (parallel.h): ~1 us of work. */
+enum { FIRR_GRAIN = 2048 };
 
 /* Reasons a body's force could not be computed, kept in s->bad[k]: 0 none,
  * BAD_LIST, or j + 1 for a neighbour j that coincides with it. */
@@ -311,7 +307,7 @@ static int simd_firr(gpuirr *g, int ni, const int *ilist, double (*a)[3], double
     const gpuirr_kernel_fn kern = s->kern;
     long pairs = 0;
     for (int k = 0; k < ni; k++) pairs += 1 + (s->nnb[ilist[k]] > 0 ? s->nnb[ilist[k]] : 0);
-    #pragma omp parallel for schedule(dynamic, 8) num_threads(par_threads(pairs, FIRR_GRAIN))
+    #pragma omp parallel for schedule(dynamic, 8) if (par_worth(pairs, FIRR_GRAIN))
     for (int k = 0; k < ni; k++) {
         int i = ilist[k];
         const int *row = s->list + (size_t)i * s->stride;

@@ -238,7 +238,7 @@ void regular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
 
 static void predict_active(sim *s, const block_scratch *b, double t)
 {
-#pragma omp parallel for schedule(static) num_threads(par_threads(b->nact, 2048))
+#pragma omp parallel for schedule(static) if (par_worth(b->nact, 2048))
     for (int k = 0; k < b->nact; k++) {
         int i = b->act[k];
         predict3(t - s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->x[i], s->v[i]);
@@ -350,7 +350,7 @@ static void send_corrected(sim *s, block_scratch *b)
      * calls, in parallel for large blocks (distinct slots) */
     vec3 *x = b->ar, *v = b->jr, *a = b->ai2, *j = b->ji2; /* free again by now */
     double *m = b->dt0;
-#pragma omp parallel for schedule(static) num_threads(par_threads(n, 1024))
+#pragma omp parallel for schedule(static) if (par_worth(n, 1024))
     for (int k = 0; k < n; k++) {
         int i = b->act[k];
         b->tj[k] = s->t0[i];
@@ -423,7 +423,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     if (rc) return -1;
 
     /* 2. irregular corrector for every member */
-#pragma omp parallel for schedule(static) num_threads(par_threads(b->nact, 256))
+#pragma omp parallel for schedule(static) if (par_worth(b->nact, 256))
     for (int k = 0; k < b->nact; k++) correct_irregular(s, b, k, t);
     ph[PH_CORR] = prof_lap(&w);
 
@@ -453,7 +453,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
         if (rc) return -1;
         double rsfac = nbradius_rsfac(s);
         ph[PH_FIRR_NEW] = prof_lap(&w);
-#pragma omp parallel for schedule(static) num_threads(par_threads(b->nreg, 256))
+#pragma omp parallel for schedule(static) if (par_worth(b->nreg, 256))
         for (int q = 0; q < b->nreg; q++) correct_regular(s, b, q, t, rsfac);
         for (int q = 0; q < b->nreg; q++) {
             int i = b->act[b->reg[q]];

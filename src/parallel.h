@@ -1,20 +1,14 @@
-/* parallel.h — how many OpenMP threads a loop of a given size gets.
+/* parallel.h — when a loop of the block step is worth running in parallel.
  *
- * A block step runs several short parallel loops, and most blocks are small:
- * waking every core for a few microseconds of work costs more than the work
- * (measured on the 16-core GPU machine: blocks of 9-64 bodies spent most of
- * their time in thread start-up).  So a loop gets one thread per `grain`
- * units of work, up to the OpenMP maximum. */
+ * Most blocks are small, and a parallel loop costs a wake-up of the whole
+ * thread team.  Measured on the 16-core GPU machine (32k bodies, t = 0 -> 2):
+ * teams of varying size (one thread per grain of work) made the run 2.2x
+ * slower than the whole team or one thread, so a loop takes either. */
 #ifndef NBODY6C_PARALLEL_H
 #define NBODY6C_PARALLEL_H
 
-#include <omp.h>
-
-static inline int par_threads(long work, long grain)
-{
-    long n = work / grain;
-    int max = omp_get_max_threads();
-    return n < 1 ? 1 : (n > max ? max : (int)n);
-}
+/* 1 when `work` units (predictions, pairs, bodies) reach `grain`, the size
+ * below which the team's wake-up costs more than the loop. */
+static inline int par_worth(long work, long grain) { return work >= grain; }
 
 #endif
