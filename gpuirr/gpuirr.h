@@ -29,8 +29,8 @@ typedef enum {
 } gpuirr_simd;
 
 gpuirr *gpuirr_open(int nmax, int nbmax, gpuirr_simd simd, char *err, size_t errlen);
-/* (gpuirr_set_jp may be called from several threads at once for distinct
- * slots; every other call from one thread at a time.) */
+/* (gpuirr_set_jp and gpuirr_set_list may be called from several threads at
+ * once for distinct slots; every other call from one thread at a time.) */
 void gpuirr_close(gpuirr *g);
 const char *gpuirr_backend(const gpuirr *g);
 

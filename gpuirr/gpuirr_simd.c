@@ -178,7 +178,7 @@ static void predicted_state(const simd_irr *s, int i, double x[3], double v[3])
     predict3(b->tpred - b->t0, b->x, b->v, b->a, b->j, x, v);
 }
 
-enum { PRED_GRAIN = 1024 };  /* predictions worth a parallel loop (parallel.h) */
+enum { PRED_GRAIN = 4096 };  /* predictions worth a parallel loop (parallel.h) */
 
 static void simd_pred_all(gpuirr *g, int jbeg, int jend, double t)
 {

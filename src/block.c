@@ -435,6 +435,8 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
         regular_force(s, b->nreg, ri, b->ar, b->jr, b->nnbn, b->lists, b->ovf);
         ph[PH_REGF] = prof_lap(&w);
         s->cnt.blocks_regular++;
+        /* distinct rows of the library's list table: in parallel for many */
+#pragma omp parallel for schedule(static) if (par_worth(b->nreg, 1024))
         for (int q = 0; q < b->nreg; q++) {
             gpuirr_set_list(s->irr, ri[q], b->nnbn[q], b->lists + (size_t)q * s->nbmax);
             b->nnb0[q] = s->nnb[ri[q]];

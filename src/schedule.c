@@ -77,10 +77,22 @@ static group *insert_group(schedule *q, int pos, double t)
     return &q->g[pos];
 }
 
+/* The first group with time >= t (binary search: a big block puts back
+ * thousands of bodies, mostly on the far levels). */
+static int lower_bound(const schedule *q, double t)
+{
+    int lo = 0, hi = q->ng;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (q->g[mid].t < t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 static void put_at(schedule *q, int i, double t)
 {
-    int pos = 0;
-    while (pos < q->ng && q->g[pos].t < t) pos++;
+    int pos = lower_bound(q, t);
     group *g = pos < q->ng && q->g[pos].t == t ? &q->g[pos] : insert_group(q, pos, t);
     if (g->n == g->cap) {
         int nc = g->cap ? 2 * g->cap : 64;
