@@ -129,6 +129,7 @@ typedef struct GpunbCuda {
     dbl4 *h_px, *h_pv; long pred_version;   /* simple path: host prediction */
     int poly_stale;                   /* simple path: device poly behind host copy */
     char *h_i; size_t hi_cap;         /* pinned i-data */
+    int *h_offs; size_t offs_cap;     /* combine: where each i's list starts, per GPU */
     dbl4 *h_pos; size_t hpos_cap;
     long regf_calls;
 } GpunbCuda;
@@ -729,6 +730,7 @@ static void cuda_close(gpunb *g)
     void *hp[] = {c->h_up, c->h_px, c->h_pv, c->h_i, c->h_pos};
     for (size_t m = 0; m < sizeof hp / sizeof hp[0]; m++) if (hp[m]) cudaFreeHost(hp[m]);
     free(c->h_poly);
+    free(c->h_offs);
     free(c->pend_pos);
     free(c->pend_idx);
     free(c);
@@ -841,6 +843,7 @@ static void pack_i(GpunbCuda *c, const Geom *gm, const int *idx, const double *h
     float4 *xh = (float4 *)(c->h_i + il.xh), *xl = (float4 *)(c->h_i + il.xl), *vv = (float4 *)(c->h_i + il.v);
     int *self = (int *)(c->h_i + il.self);
     dbl4 *xd = (dbl4 *)(c->h_i + il.xd);
+#pragma omp parallel for schedule(static) if (gm->ni_pad > 4096)
     for (int k = 0; k < gm->ni_pad; k++) {
         if (k < gm->ni) {
             float hx = (float)x[k][0], hy = (float)x[k][1], hz = (float)x[k][2];
@@ -858,6 +861,72 @@ static void pack_i(GpunbCuda *c, const Geom *gm, const int *idx, const double *h
             xd[k] = mkd4(0, 0, 0, 0);
         }
     }
+}
+
+/* Where each i's list starts in each GPU's serialised lists (lists over
+ * nbmax are not serialised): a prefix sum of the counts, so that the copy
+ * below can run in parallel. */
+static int *list_offsets(GpunbCuda *c, int n, int nbmax)
+{
+    size_t need = (size_t)c->ngpu * n * sizeof(int);
+    if (need > c->offs_cap) {
+        free(c->h_offs);
+        c->h_offs = (int *)malloc(need);
+        if (!c->h_offs) { fprintf(stderr, "gpunb cuda: out of host memory\n"); exit(1); }
+        c->offs_cap = need;
+    }
+    for (int dd = 0; dd < c->ngpu; dd++) {
+        const Dev *d = &c->dev[dd];
+        const int *cnt = (const int *)(d->h_hdr + h_layout(d->g1 - d->g0, n).cnt);
+        int *off = c->h_offs + (size_t)dd * n, o = 0;
+        for (int k = 0; k < n; k++) {
+            off[k] = o;
+            if (cnt[k] <= nbmax) o += cnt[k];
+        }
+    }
+    return c->h_offs;
+}
+
+/* Adds up one chunk's results: group sums in group order, lists in GPU
+ * (= ascending j) order; a list over nbmax gives nnb = -1.  Returns the
+ * number of those. */
+static int combine_chunk(GpunbCuda *c, int n, int i0, int nbmax, double (*a)[3], double (*jerk)[3],
+                         int *nnb, int *list)
+{
+    const int *offs = list_offsets(c, n, nbmax);
+    int over = 0;
+#pragma omp parallel for schedule(static) reduction(+ : over) if (n > 1024)
+    for (int k = 0; k < n; k++) {
+        const int i = i0 + k;
+        double sum[6] = {0, 0, 0, 0, 0, 0};
+        int tot = 0;
+        for (int dd = 0; dd < c->ngpu; dd++) {
+            const Dev *d = &c->dev[dd];
+            const int ngl = d->g1 - d->g0;
+            const HLayout hl = h_layout(ngl, n);
+            const double *ga = (const double *)(d->h_hdr + hl.gacc);
+            for (int gl = 0; gl < ngl; gl++)
+                for (int e = 0; e < 6; e++) sum[e] += ga[((size_t)gl * 6 + e) * n + k];
+            tot += ((const int *)(d->h_hdr + hl.cnt))[k];
+        }
+        for (int e = 0; e < 3; e++) { a[i][e] = sum[e]; jerk[i][e] = sum[3 + e]; }
+        if (tot > nbmax) {
+            nnb[i] = -1;
+            over++;
+            continue;
+        }
+        int *dst = list + (size_t)i * nbmax, m = 0;
+        for (int dd = 0; dd < c->ngpu; dd++) {
+            const Dev *d = &c->dev[dd];
+            const HLayout hl = h_layout(d->g1 - d->g0, n);
+            const int cd = ((const int *)(d->h_hdr + hl.cnt))[k];
+            const int *hlist = (const int *)(d->h_hdr + hl.total);
+            memcpy(dst + m, hlist + offs[(size_t)dd * n + k], (size_t)cd * sizeof(int));
+            m += cd;
+        }
+        nnb[i] = tot;
+    }
+    return over;
 }
 
 static void dev_regf_fn(GpunbCuda *c, Dev *d, void *arg)
@@ -879,37 +948,7 @@ static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
         const Geom gm = make_geom(n, nj, c->target_blocks);
         pack_i(c, &gm, idx + i0, h2 + i0, dtr + i0, x + i0, v + i0);
         on_all_devices(c, dev_regf_fn, (void *)&gm);
-        /* combine: groups in order, lists in GPU (= ascending j) order */
-        int offs[NGROUP] = {0};
-        for (int k = 0; k < n; k++) {
-            const int i = i0 + k;
-            double s[6] = {0, 0, 0, 0, 0, 0};
-            int tot = 0;
-            for (int dd = 0; dd < c->ngpu; dd++) {
-                const Dev *d = &c->dev[dd];
-                const int ngl = d->g1 - d->g0;
-                const HLayout hl = h_layout(ngl, n);
-                const double *ga = (const double *)(d->h_hdr + hl.gacc);
-                for (int gl = 0; gl < ngl; gl++)
-                    for (int e = 0; e < 6; e++) s[e] += ga[((size_t)gl * 6 + e) * n + k];
-                tot += ((const int *)(d->h_hdr + hl.cnt))[k];
-            }
-            for (int e = 0; e < 3; e++) { a[i][e] = s[e]; jerk[i][e] = s[3 + e]; }
-            int *dst = list + (size_t)i * nbmax;
-            int m = 0;
-            for (int dd = 0; dd < c->ngpu; dd++) {
-                const Dev *d = &c->dev[dd];
-                const HLayout hl = h_layout(d->g1 - d->g0, n);
-                const int cd = ((const int *)(d->h_hdr + hl.cnt))[k];
-                if (cd > nbmax) continue;
-                const int *hlist = (const int *)(d->h_hdr + hl.total);
-                if (tot <= nbmax) memcpy(dst + m, hlist + offs[dd], (size_t)cd * sizeof(int));
-                m += cd;
-                offs[dd] += cd;
-            }
-            if (tot > nbmax) { nnb[i] = -1; over++; }
-            else nnb[i] = tot;
-        }
+        over += combine_chunk(c, n, i0, nbmax, a, jerk, nnb, list);
     }
     return over;
 }

@@ -183,44 +183,85 @@ int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *er
     return 0;
 }
 
-void regular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
-                   int *lists, int *overflowed)
+/* gpunb_regf's inputs for the bodies ilist[pos[q]], q < m (pos NULL: all). */
+typedef struct regf_in {
+    int *idx;
+    double *h2, *dtr;
+    vec3 *x, *v;
+} regf_in;
+
+static int regf_in_alloc(regf_in *r, int n)
 {
-    int nbmax = s->nbmax;
-    int *idx = malloc(sizeof(int) * ni), *pos = malloc(sizeof(int) * ni);
-    double *h2 = malloc(sizeof(double) * ni), *dtr = malloc(sizeof(double) * ni);
-    vec3 *x = malloc(sizeof(vec3) * ni), *v = malloc(sizeof(vec3) * ni);
-    vec3 *ta = malloc(sizeof(vec3) * ni), *tj = malloc(sizeof(vec3) * ni);
-    int *tn = malloc(sizeof(int) * ni), *tl = malloc(sizeof(int) * (size_t)ni * nbmax);
-    if (!idx || !pos || !h2 || !dtr || !x || !v || !ta || !tj || !tn || !tl) {
-        fprintf(stderr, "nbody6c: out of memory in the regular force\n");
-        exit(1);
+    r->idx = malloc(sizeof(int) * n);
+    r->h2 = malloc(sizeof(double) * n);
+    r->dtr = malloc(sizeof(double) * n);
+    r->x = malloc(sizeof(vec3) * n);
+    r->v = malloc(sizeof(vec3) * n);
+    return r->idx && r->h2 && r->dtr && r->x && r->v ? 0 : -1;
+}
+
+static void regf_in_free(regf_in *r)
+{
+    free(r->idx); free(r->h2); free(r->dtr); free(r->x); free(r->v);
+}
+
+static void regf_gather(const sim *s, const int *ilist, const int *pos, int m, regf_in *r)
+{
+#pragma omp parallel for schedule(static) if (par_worth(m, 4096))
+    for (int q = 0; q < m; q++) {
+        int i = ilist[pos ? pos[q] : q];
+        r->idx[q] = i;
+        r->h2[q] = s->rs[i] * s->rs[i] / s->mmean;
+        r->dtr[q] = s->dtr[i];
+        memcpy(r->x[q], s->x[i], sizeof(vec3));
+        memcpy(r->v[q], s->v[i], sizeof(vec3));
     }
-    int m = ni;
-    for (int k = 0; k < ni; k++) {
-        pos[k] = k;
-        overflowed[k] = 0;
-    }
+}
+
+static void regf_call(sim *s, int m, const regf_in *r, vec3 *a, vec3 *j, int *nnb, int *lists)
+{
+    gpunb_regf(s->nb, m, r->idx, r->h2, r->dtr, (const double(*)[3])r->x, (const double(*)[3])r->v,
+               a, j, nnb, lists);
+}
+
+static void out_of_memory(void)
+{
+    fprintf(stderr, "nbody6c: out of memory in the regular force\n");
+    exit(1);
+}
+
+/* The bodies whose list overflowed (nnb < 0) again, with a radius 0.9 times
+ * smaller each round, until every list fits: a list is never cut, so the
+ * bodies outside move to the regular force consistently.  Few and small:
+ * their results go through scratch arrays of their own. */
+static void regf_retry_overflowed(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
+                                  int *lists, int *overflowed)
+{
+    const int nbmax = s->nbmax;
+    int m = 0;
+    for (int k = 0; k < ni; k++) m += nnb[k] < 0;
+    if (m == 0) return;
+    int *pos = malloc(sizeof(int) * m), *tn = malloc(sizeof(int) * m);
+    int *tl = malloc(sizeof(int) * (size_t)m * nbmax);
+    vec3 *ta = malloc(sizeof(vec3) * m), *tj = malloc(sizeof(vec3) * m);
+    regf_in r;
+    if (!pos || !tn || !tl || !ta || !tj || regf_in_alloc(&r, m)) out_of_memory();
+    m = 0;
+    for (int k = 0; k < ni; k++)
+        if (nnb[k] < 0) pos[m++] = k;
     while (m > 0) {
         for (int q = 0; q < m; q++) {
-            int i = ilist[pos[q]];
-            idx[q] = i;
-            h2[q] = s->rs[i] * s->rs[i] / s->mmean;
-            dtr[q] = s->dtr[i];
-            memcpy(x[q], s->x[i], sizeof(vec3));
-            memcpy(v[q], s->v[i], sizeof(vec3));
+            s->rs[ilist[pos[q]]] *= 0.9;
+            overflowed[pos[q]] = 1;
+            s->cnt.nb_overflow_retries++;
         }
-        gpunb_regf(s->nb, m, idx, h2, dtr, (const double(*)[3])x, (const double(*)[3])v, ta, tj, tn, tl);
+        regf_gather(s, ilist, pos, m, &r);
+        regf_call(s, m, &r, ta, tj, tn, tl);
         int again = 0;
         for (int q = 0; q < m; q++) {
             int k = pos[q];
             if (tn[q] < 0) {
-                /* never cut a list: shrink the radius and ask again, so the bodies
-                 * outside move to the regular force consistently */
-                s->rs[ilist[k]] *= 0.9;
-                overflowed[k] = 1;
                 pos[again++] = k;
-                s->cnt.nb_overflow_retries++;
                 continue;
             }
             memcpy(a[k], ta[q], sizeof(vec3));
@@ -230,8 +271,22 @@ void regular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
         }
         m = again;
     }
-    free(idx); free(pos); free(h2); free(dtr); free(x); free(v);
-    free(ta); free(tj); free(tn); free(tl);
+    regf_in_free(&r);
+    free(pos); free(tn); free(tl); free(ta); free(tj);
+}
+
+void regular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
+                   int *lists, int *overflowed)
+{
+    /* straight into the caller's arrays: a temporary of ni * nbmax entries
+     * (tens of MB in big blocks) cost more in page faults than the force */
+    regf_in r;
+    if (regf_in_alloc(&r, ni)) out_of_memory();
+    for (int k = 0; k < ni; k++) overflowed[k] = 0;
+    regf_gather(s, ilist, NULL, ni, &r);
+    regf_call(s, ni, &r, a, j, nnb, lists);
+    regf_in_free(&r);
+    regf_retry_overflowed(s, ni, ilist, a, j, nnb, lists, overflowed);
 }
 
 /* ---- the step ---------------------------------------------------------- */
