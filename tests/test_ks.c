@@ -488,9 +488,9 @@ static void test_planted_binary(void)
     }
     double eh;
     int nh = ks_hard_binaries(s, &eh);
-    printf("# planted binary, 1k to t = 10: %lld formed, %lld terminated, %d pairs, %d hard (EBIN %.4e), %lld KS steps, sum |dE/E| %.2e, %lld irregular steps\n",
+    printf("# planted binary, 1k to t = 10: %lld formed, %lld terminated, %d pairs, %d hard (EBIN %.4e), %lld KS steps, sum |dE/E| %.2e, %lld irregular steps, tidal energy booked %.2e of |E|\n",
            (long long)s->ks->formed, (long long)s->ks->terminated, s->npairs, nh, eh, (long long)s->ks->steps, sum,
-           (long long)s->cnt.steps_irr);
+           (long long)s->cnt.steps_irr, fabs(ks_energy_booked(s) / d1.etot));
     CHECK(ok, "1k with a planted binary integrated to t = 10 %s", ok ? "" : err);
     CHECK(s->ks->formed >= 1, "the planted binary was regularised (ks_formed = %lld)", (long long)s->ks->formed);
     /* The planted binary stays one KS pair throughout: weak perturbations
@@ -528,8 +528,9 @@ static void test_deck_4k(void)
         sum += fabs((d1.etot - eprev) / d1.etot);
         eprev = d1.etot;
     }
-    printf("# 4k deck to t = 10: %lld KS pairs formed, %lld terminated, %lld KS steps, sum |dE/E| %.2e\n",
-           (long long)s->ks->formed, (long long)s->ks->terminated, (long long)s->ks->steps, sum);
+    printf("# 4k deck to t = 10: %lld KS pairs formed, %lld terminated, %lld KS steps, sum |dE/E| %.2e, tidal energy booked %.2e of |E|\n",
+           (long long)s->ks->formed, (long long)s->ks->terminated, (long long)s->ks->steps, sum,
+           fabs(ks_energy_booked(s) / d1.etot));
     CHECK(ok, "4k deck integrated to t = 10 %s", ok ? "" : err);
     /* the bound; measured ~2e-7 (docs/BENCHMARKS.md, KS on and off) */
     CHECK(sum < 1e-4, "4k deck: sum of per-check |dE/E| = %.2e < 1e-4", sum);
