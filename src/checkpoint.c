@@ -183,6 +183,7 @@ static void encode_ks(wbuf *w, const sim *s)
 #define W_KREAL(f) put_f64(w, p->f);
         KSPAIR_REALS(W_KREAL)
     }
+    put_f64(w, k->etide); /* last: files without it read as 0 */
     sec_end(w, at);
 }
 
@@ -377,6 +378,7 @@ static int decode_ks(rbuf *r, sim *s)
 #define R_KREAL(f) p->f = get_f64(r);
         KSPAIR_REALS(R_KREAL)
     }
+    k->etide = r->len - r->pos == 8 ? get_f64(r) : 0.0;
     return r->bad || r->pos != r->len ? -1 : 0;
 }
 

@@ -56,31 +56,14 @@ void checks_predict_all(const sim *s, vec3 *x, vec3 *v)
     for (int i = s->ifirst; i < s->ntot; i++) checks_predict_one(s, i, s->time, x[i], v[i]);
 }
 
-/* KS (§8): the potential with every pair resolved into its components and
- * the pairs' own mutual terms left out; their binding energy EBIN (from the
- * integrated h) is added to the total, the kinetic energy is that of the
- * singles and c.m. bodies. */
-static double pot_resolved(sim *s, const vec3 *x, const vec3 *v, double *ebin)
-{
-    int n = s->n;
-    double *m = malloc(sizeof(double) * n), *pot = malloc(sizeof(double) * n), mutual;
-    vec3 *xo = malloc(sizeof(vec3) * n), *vo = malloc(sizeof(vec3) * n);
-    *ebin = ks_physical_state(s, (const double(*)[3])x, (const double(*)[3])v, m, xo, vo, &mutual);
-    gpunb_pot(s->nb, n, m, (const double(*)[3])xo, pot);
-    ksum w = {0, 0};
-    for (int i = 0; i < n; i++) ksum_add(&w, -0.5 * m[i] * pot[i]);
-    ksum_add(&w, mutual);
-    free(m); free(pot); free(xo); free(vo);
-    return w.s + w.c;
-}
-
 static void energies(sim *s, const vec3 *x, const vec3 *v, diag *d)
 {
     int i0 = s->ifirst, nb = s->ntot - s->ifirst;
     double ebin = 0.0;
     ksum w = {0, 0}, t = {0, 0};
     if (s->npairs > 0) {
-        ksum_add(&w, pot_resolved(s, x, v, &ebin));
+        /* KS (§8): the pairs as the forces model them, EBIN apart (ks.h) */
+        ksum_add(&w, ks_measure_potential(s, (const double(*)[3])x, &ebin));
     } else {
         double *pot = malloc(sizeof(double) * nb);
         gpunb_pot(s->nb, nb, s->m + i0, (const double(*)[3])(x + i0), pot);
@@ -93,7 +76,7 @@ static void energies(sim *s, const vec3 *x, const vec3 *v, diag *d)
     }
     d->kin = t.s + t.c;
     d->pot = w.s + w.c;
-    d->etot = d->kin + d->pot + ebin;
+    d->etot = d->kin + d->pot + ebin + ks_energy_booked(s);
     d->qvir = d->pot != 0.0 ? d->kin / fabs(d->pot) : 0.0;
     s->rscale = 0.5 * s->mtot * s->mtot / fabs(d->pot);
     if (d->etot < 0.0) s->tcr = pow(s->mtot, 2.5) / pow(-2.0 * d->etot, 1.5);

@@ -5,7 +5,8 @@
  * integrated up to the block time before the field bodies, as subint.f),
  * ks_irr_correct after each irregular force (the differential corrections of
  * §10.9), and ks_block_end at the end (terminations, then new pairs).  The
- * energy check resolves the pairs with ks_physical_state and adds EBIN.
+ * energy check takes the potential energy as the forces see the pairs
+ * (ks_measure_potential) and adds EBIN and the booked tidal energy.
  * Layout and bookkeeping: ks_state.h and ks_pairs.c. */
 #ifndef NBODY6C_KS_H
 #define NBODY6C_KS_H
@@ -41,14 +42,25 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen);
 int ks_terminate(sim *s, int k, double t, char *err, size_t errlen);
 
 /* Every physical body at s->time: singles at their slots' predicted x, v
- * (from the arrays x, v of checks_predict_all), KS components resolved.
- * m, xo, vo have s->n entries.  Returns EBIN = sum m1 m2 h/M and, in
- * *mutual, sum m1 m2/R (the pairs' own potential, to be left out of POT). */
+ * (from the arrays x, v of checks_predict_all), KS components resolved
+ * (snapshots).  m, xo, vo have s->n entries.  Returns EBIN = sum m1 m2 h/M
+ * (h predicted to s->time) and, in *mutual, sum m1 m2/R. */
 double ks_physical_state(sim *s, const double (*x)[3], const double (*v)[3], double *m,
                          double (*xo)[3], double (*vo)[3], double *mutual);
 
-/* The total energy at s->time as the energy check computes it (pairs
- * resolved, EBIN included), without the check's side effects. */
+/* The potential energy at s->time as the forces model the pairs (x: the
+ * slots predicted by checks_predict_all): perturbed pairs as their two
+ * components without their mutual term, unperturbed pairs as c.m. points.
+ * *ebin gets EBIN = sum m1 m2 h(t)/M.  The total energy is the kinetic
+ * energy of singles and c.m. bodies + this + EBIN + ks_energy_booked. */
+double ks_measure_potential(sim *s, const double (*x)[3], double *ebin);
+
+/* The tidal energy booked at the pairs' changes between the perturbed
+ * (resolved) and unperturbed (point) models so far (0 without KS). */
+double ks_energy_booked(const sim *s);
+
+/* The total energy at s->time as the energy check computes it, without the
+ * check's side effects. */
 double ks_total_energy(sim *s);
 
 /* Hard binaries (E_b < EBH) and their binding energy (negative). */

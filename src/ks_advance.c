@@ -1,7 +1,8 @@
 /* ks_advance.c — every KS pair brought up to the block time (subint.f,
  * ksint.f): perturbed pairs by KS steps, unperturbed ones by whole Kepler
  * periods; the perturber list renewed at apocentre, after a c.m. regular
- * step and at every unperturbed step; the termination tests of
+ * step and at every unperturbed step (a change between the perturbed and
+ * unperturbed models books its tidal energy, ks_forces.c); the tests of
  * ALGORITHMS.md §10.11 flag a pair, which ks_block_end ends at the block
  * time. */
 #include <math.h>
@@ -84,6 +85,7 @@ void ks_advance(sim *s, double t)
                 ks_select_perturbers(s, k, kp->o.t0);
                 if (kp->np > 0) {
                     ks_orbit_poly(&kp->o, &pf, &c);
+                    ks_book_mode(s, k, 0, ks_pair_perturbed(kp), kp->o.t0);
                 } else {
                     int kk = ks_unperturbed_periods(s, k, kp->o.t0);
                     kp->o.step = (kk < 1 ? 1 : kk) * kp->o.tk;
@@ -98,8 +100,10 @@ void ks_advance(sim *s, double t)
             }
             double td1 = udotup(&kp->o);
             if ((td0 > 0.0 && td1 <= 0.0) || kp->renew) {
+                int was = ks_pair_perturbed(kp);
                 ks_select_perturbers(s, k, kp->o.t0);
                 ks_set_mode(s, k);
+                ks_book_mode(s, k, was, ks_pair_perturbed(kp), kp->o.t0);
             }
             if (!kp->terminate && wants_termination(s, k)) kp->terminate = 1;
         }

@@ -6,6 +6,7 @@
  * state and binding energy for the energy check.  GPUIRR and GPUNB see
  * every c.m. as a point mass; the regular force never resolves pairs. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "checks.h"
@@ -151,7 +152,7 @@ double ks_physical_state(sim *s, const double (*x)[3], const double (*v)[3], dou
         const ks_pair *kp = &s->ks->pair[k];
         int icm = s->n + k, i1 = 2 * k, i2 = 2 * k + 1;
         double m1 = s->m[i1], m2 = s->m[i2], M = m1 + m2, q[3], qd[3];
-        ks_orbit_predict(&kp->o, t, q, qd);
+        double h = ks_orbit_predict_h(&kp->o, t, q, qd);
         for (int c = 0; c < 3; c++) {
             xo[i1][c] = x[icm][c] + m2 / M * q[c];
             vo[i1][c] = v[icm][c] + m2 / M * qd[c];
@@ -162,7 +163,7 @@ double ks_physical_state(sim *s, const double (*x)[3], const double (*v)[3], dou
         m[i2] = m2;
         double dx[3] = {xo[i1][0] - xo[i2][0], xo[i1][1] - xo[i2][1], xo[i1][2] - xo[i2][2]};
         mut += m1 * m2 / sqrt(dot3(dx, dx));
-        ebin += m1 * m2 * kp->o.h / M;
+        ebin += m1 * m2 * h / M;
     }
     *mutual = mut;
     return ebin;
@@ -195,20 +196,137 @@ void ks_summarise(const sim *s, ks_summary *out)
     out->hard = ks_hard_binaries(s, &out->ebin_hard);
 }
 
+/* ---- the energy measure ---------------------------------------------------
+ *
+ * The total energy is measured as the forces model the pairs: a perturbed
+ * pair by its two components (its own mutual term left out: it is in EBIN),
+ * an unperturbed pair as a point mass at its c.m. (the forces leave out the
+ * tidal field of the rest of the cluster on it, and so does the measure).
+ * Between two changes of mode the measure is then the quantity the
+ * integration conserves.  At a change of mode the model itself gains or
+ * drops the tidal energy of the pair with every other body; that amount is
+ * booked in ks->etide (NBODY6's ECOLL/EMERGE role at its own model changes,
+ * e.g. kstide.f, merge.f) and is part of the total, so the measure is
+ * continuous across the change and its drift is the integration's error. */
+
+/* The bodies as the measure sees them at time t, pair skip left out
+ * (-1: none): singles, components of perturbed pairs, c.m. points of the
+ * others.  x: every slot predicted to t by checks_predict_one, or NULL to
+ * predict here.  Returns the count; *ebin (optional) gets sum mu h(t),
+ * *mutual the perturbed pairs' sum m1 m2 / R. */
+static int measure_bodies(const sim *s, double t, const vec3 *x, int skip, double *mb, vec3 *xb,
+                          double *ebin, double *mutual)
+{
+    int nb = 0;
+    double eb = 0.0, mut = 0.0;
+    for (int i = s->ifirst; i < s->n; i++) {
+        if (x) memcpy(xb[nb], x[i], sizeof(vec3));
+        else {
+            double v[3];
+            checks_predict_one(s, i, t, xb[nb], v);
+        }
+        mb[nb++] = s->m[i];
+    }
+    for (int k = 0; k < s->npairs; k++) {
+        const ks_pair *kp = &s->ks->pair[k];
+        int icm = s->n + k;
+        double m1 = s->m[2 * k], m2 = s->m[2 * k + 1], M = m1 + m2, q[3], qd[3], xc[3], vc[3];
+        double h = ks_orbit_predict_h(&kp->o, t, q, qd);
+        eb += m1 * m2 * h / M;
+        if (k == skip) continue;
+        if (x) memcpy(xc, x[icm], sizeof xc);
+        else checks_predict_one(s, icm, t, xc, vc);
+        if (!ks_pair_perturbed(kp)) {
+            memcpy(xb[nb], xc, sizeof(vec3));
+            mb[nb++] = M;
+            continue;
+        }
+        for (int c = 0; c < 3; c++) {
+            xb[nb][c] = xc[c] + m2 / M * q[c];
+            xb[nb + 1][c] = xc[c] - m1 / M * q[c];
+        }
+        mb[nb] = m1;
+        mb[nb + 1] = m2;
+        nb += 2;
+        mut += m1 * m2 / sqrt(dot3(q, q));
+    }
+    if (ebin) *ebin = eb;
+    if (mutual) *mutual = mut;
+    return nb;
+}
+
+double ks_measure_potential(sim *s, const double (*x)[3], double *ebin)
+{
+    int n = s->n;
+    double *m = malloc(sizeof(double) * n), *pot = malloc(sizeof(double) * n), mutual;
+    vec3 *xb = malloc(sizeof(vec3) * n);
+    int nb = measure_bodies(s, s->time, (const vec3 *)x, -1, m, xb, ebin, &mutual);
+    gpunb_pot(s->nb, nb, m, (const double(*)[3])xb, pot);
+    /* Neumaier: the terms of hard pairs are large next to the total */
+    double sum = mutual, comp = 0.0;
+    for (int i = 0; i < nb; i++) {
+        double term = -0.5 * m[i] * pot[i], tt = sum + term;
+        comp += fabs(sum) >= fabs(term) ? (sum - tt) + term : (term - tt) + sum;
+        sum = tt;
+    }
+    free(m); free(pot); free(xb);
+    return sum + comp;
+}
+
+double ks_energy_booked(const sim *s) { return s->ks ? s->ks->etide : 0.0; }
+
+/* The potential energy of pair k resolved minus that of its c.m. point,
+ * with every other body of the measure at time t. */
+static double tidal_energy(const sim *s, int k, double t)
+{
+    int n = s->n;
+    double *m = malloc(sizeof(double) * n);
+    vec3 *xb = malloc(sizeof(vec3) * n);
+    if (!m || !xb) {
+        fprintf(stderr, "nbody6c: out of memory at a KS mode change\n");
+        exit(1);
+    }
+    int nb = measure_bodies(s, t, NULL, k, m, xb, NULL, NULL);
+    const ks_pair *kp = &s->ks->pair[k];
+    double m1 = s->m[2 * k], m2 = s->m[2 * k + 1], M = m1 + m2, q[3], qd[3], xc[3], vc[3];
+    ks_orbit_predict(&kp->o, t, q, qd);
+    checks_predict_one(s, s->n + k, t, xc, vc);
+    double x1[3], x2[3], w = 0.0;
+    for (int c = 0; c < 3; c++) {
+        x1[c] = xc[c] + m2 / M * q[c];
+        x2[c] = xc[c] - m1 / M * q[c];
+    }
+    for (int b = 0; b < nb; b++) {
+        double d1[3], d2[3], dc[3];
+        for (int c = 0; c < 3; c++) {
+            d1[c] = xb[b][c] - x1[c];
+            d2[c] = xb[b][c] - x2[c];
+            dc[c] = xb[b][c] - xc[c];
+        }
+        w -= m[b] * (m1 / sqrt(dot3(d1, d1)) + m2 / sqrt(dot3(d2, d2)) - M / sqrt(dot3(dc, dc)));
+    }
+    free(m);
+    free(xb);
+    return w;
+}
+
+void ks_book_mode(sim *s, int k, int was_resolved, int now_resolved, double t)
+{
+    if (was_resolved == now_resolved) return;
+    double w = tidal_energy(s, k, t);
+    /* measure(before) + etide(before) = measure(after) + etide(after) */
+    s->ks->etide += was_resolved ? w : -w;
+}
+
 double ks_total_energy(sim *s)
 {
     int n = s->n;
     vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
-    vec3 *xo = malloc(sizeof(vec3) * n), *vo = malloc(sizeof(vec3) * n);
-    double *m = malloc(sizeof(double) * n), *pot = malloc(sizeof(double) * n), mutual = 0.0;
     checks_predict_all(s, x, v);
-    double e = ks_physical_state(s, (const double(*)[3])x, (const double(*)[3])v, m, xo, vo, &mutual);
-    gpunb_pot(s->nb, n, m, (const double(*)[3])xo, pot);
-    long double w = mutual, kin = 0.0L;
-    for (int i = 0; i < n; i++) w -= 0.5L * m[i] * pot[i];
+    double ebin = 0.0, w = n > 0 ? ks_measure_potential(s, (const double(*)[3])x, &ebin) : 0.0;
+    long double kin = 0.0L;
     for (int i = s->ifirst; i < s->ntot; i++)
         kin += 0.5L * s->m[i] * (v[i][0] * v[i][0] + v[i][1] * v[i][1] + v[i][2] * v[i][2]);
-    e += (double)(kin + w);
-    free(x); free(v); free(xo); free(vo); free(m); free(pot);
-    return e;
+    free(x); free(v);
+    return (double)kin + w + ebin + s->ks->etide;
 }

@@ -310,18 +310,28 @@ void ks_orbit_step_to(ks_orbit *o, double t, const ks_pert *pf, const ks_ctl *c)
     new_step(o, c);
 }
 
-void ks_orbit_predict(const ks_orbit *o, double t, double q[3], double qdot[3])
+double ks_orbit_predict_h(const ks_orbit *o, double t, double q[3], double qdot[3])
 {
     double dt = t - o->t0;
     if (o->frozen) dt = fmod(dt, o->tk);
     if (!(dt > 0.0)) {
         ks_to_rel(o->u, o->up, q, qdot);
-        return;
+        return o->h;
     }
     double hi = o->frozen ? tau_period(o) : 2.0 * o->dtau;
     double s = solve_tau(o, dt, hi), u[4], up[4];
     predict_u(o, s, u, up);
     ks_to_rel(u, up, q, qdot);
+    /* a frozen orbit keeps h (its hd are zero); a perturbed one changes h
+     * within a step by h' = 2 u'.L^T P, which an energy check between two
+     * KS steps must see (NBODY6's RESOLV predicts HT the same way) */
+    const double *hd = o->hd;
+    return o->h + s * (hd[0] + s * (hd[1] / 2.0 + s * (hd[2] / 6.0 + s * hd[3] / 24.0)));
+}
+
+void ks_orbit_predict(const ks_orbit *o, double t, double q[3], double qdot[3])
+{
+    (void)ks_orbit_predict_h(o, t, q, qdot);
 }
 
 void ks_orbit_freeze(ks_orbit *o, int k)

@@ -67,6 +67,10 @@ void ks_orbit_step_to(ks_orbit *o, double t, const ks_pert *pf, const ks_ctl *c)
 /* The relative state at time t >= t0 (t - t0 <= step unless frozen) from the
  * Stumpff series, without changing the orbit. */
 void ks_orbit_predict(const ks_orbit *o, double t, double q[3], double qdot[3]);
+/* The same, returning the integrated energy h at t from its series in tau
+ * (the derivatives of the last step): the EBIN an energy check between two
+ * KS steps must add. */
+double ks_orbit_predict_h(const ks_orbit *o, double t, double q[3], double qdot[3]);
 
 /* The physical time of tau = dtau after t0 from the series (relative to t0),
  * and its derivative dt/dtau. */

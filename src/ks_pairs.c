@@ -217,8 +217,11 @@ static void send_everything(sim *s)
 
 /* Lists, perturbers of new c.m. bodies, forces, derivatives and steps of the
  * nb bodies idx (whose x0, v0, m, rs, dtr are set) at time t (fpoly0.f,
- * fpoly2.f, steps.f for a body that appears at a KS event). */
-static int init_bodies(sim *s, int nb, const int *idx, double t, char *err, size_t errlen)
+ * fpoly2.f, steps.f for a body that appears at a KS event).  newcm: the
+ * slot of a pair formed now (its components were singles, resolved in the
+ * energy measure until then), or -1. */
+static int init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *err,
+                       size_t errlen)
 {
     int nbmax = s->nbmax;
     vec3 *fr = malloc(sizeof(vec3) * nb), *frd = malloc(sizeof(vec3) * nb);
@@ -270,9 +273,10 @@ static int init_bodies(sim *s, int nb, const int *idx, double t, char *err, size
     for (int k = 0; k < nb; k++) {
         int i = idx[k];
         if (i < s->n) continue;
-        int q = i - s->n;
+        int q = i - s->n, was = i == newcm || ks_pair_perturbed(&s->ks->pair[q]);
         ks_select_perturbers(s, q, t);
         ks_set_mode(s, q);
+        ks_book_mode(s, q, was, ks_pair_perturbed(&s->ks->pair[q]), t);
     }
     for (int q = 0; q < s->npairs; q++) ks_resolve_pair(s, q, t);
     gpuirr_pred_act(s->irr, nb, idx, t); /* these bodies and their new neighbours */
@@ -423,7 +427,7 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
         memcpy(s->v0[b], vb, sizeof vb);
         idx[q + 1] = b;
     }
-    int rc = init_bodies(s, nsplit + 1, idx, t, err, errlen);
+    int rc = init_bodies(s, nsplit + 1, idx, t, C, err, errlen);
     free(idx);
     free(split);
     if (rc) return -1;
@@ -445,6 +449,8 @@ int ks_terminate(sim *s, int k, double t, char *err, size_t errlen)
     }
     ks_orbit_step_to(&kp->o, t, &pf, &c);
     if (kp->o.h < 0.0 && kp->o.gamma < 0.1 && ks_orbit_ecc(&kp->o) > 0.05) ks_orbit_rectify(&kp->o);
+    /* the components become singles, resolved in the energy measure */
+    ks_book_mode(s, k, ks_pair_perturbed(kp), 1, t);
     int icm = s->n + k;
     double xcm[3], vcm[3], q[3], qd[3];
     ks_predict_slot_high(s, icm, t, xcm, vcm);
@@ -497,7 +503,7 @@ int ks_terminate(sim *s, int k, double t, char *err, size_t errlen)
     }
     idx[0] = i1;
     idx[1] = i2;
-    int rc = init_bodies(s, 2 + nfull, idx, t, err, errlen);
+    int rc = init_bodies(s, 2 + nfull, idx, t, -1, err, errlen);
     free(idx);
     if (rc) return -1;
     ks->terminated++;

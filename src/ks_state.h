@@ -31,6 +31,7 @@ typedef struct ks_state {
     int64_t formed, terminated, steps;
     int check_jumps;     /* tests: measure the energy before and after every event */
     double jump_max;     /* the largest |dE/E| over one event so far */
+    double etide;        /* tidal energy booked at changes of model (ks_forces.c) */
     int *map;            /* relabelling scratch, s->cap entries */
     int *tmp;            /* list scratch, 2 s->nbmax entries */
     unsigned char *dirty; /* slots whose polynomial or list the libraries must get again */
@@ -64,5 +65,8 @@ void ks_predict_slot(const sim *s, int i, double t, double x[3], double v[3]);
 void ks_predict_slot_high(const sim *s, int i, double t, double x[3], double v[3]);
 /* Resolves pair k at time t (c.m. by the integration's predictor). */
 void ks_resolve_pair(sim *s, int k, double t);
+/* Pair k went from the resolved (perturbed) model to the point one or back
+ * at time t: books the tidal energy that the model gained or dropped. */
+void ks_book_mode(sim *s, int k, int was_resolved, int now_resolved, double t);
 
 #endif
