@@ -178,20 +178,13 @@ static void predicted_state(const simd_irr *s, int i, double x[3], double v[3])
     predict3(b->tpred - b->t0, b->x, b->v, b->a, b->j, x, v);
 }
 
-enum { PRED_GRAIN = 4096 };  /* predictions worth a parallel loop (parallel.h) */
+enum { PRED_GRAIN = 2048 };  /* predictions worth a parallel loop (parallel.h) */
 
 static void simd_pred_all(gpuirr *g, int jbeg, int jend, double t)
 {
     simd_irr *s = state(g);
     #pragma omp parallel for schedule(static) if (par_worth(jend - jbeg, PRED_GRAIN))
     for (int i = jbeg; i < jend; i++) predict_one(s, i, t);
-}
-
-/* Predicts slot j unless another thread of this call has claimed it: the
- * atomic exchange on its stamp lets exactly one thread write its record. */
-static inline void claim_and_predict(simd_irr *s, int j, unsigned epoch, double t)
-{
-    if (__atomic_exchange_n(&s->stamp[j], epoch, __ATOMIC_RELAXED) != epoch) predict_one(s, j, t);
 }
 
 /* How far ahead the serial prediction fetches: a prediction is a handful of
@@ -206,12 +199,18 @@ static inline void prefetch_slot(const simd_irr *s, int j)
     __builtin_prefetch(s->rec + (size_t)j * GPUIRR_REC, 1);
 }
 
-/* A small block on one thread: the union of the bodies and their lists
- * first (slots marked in stamp), then the predictions, fetched ahead. */
-static void pred_union_serial(simd_irr *s, int ni, const int *ilist, unsigned epoch, double t)
+/* The union of the bodies ilist[] and their lists, each slot once (marked in
+ * stamp), into u; returns its size.  Serial: a few ns an entry, while the
+ * atomic claims of a parallel gathering measured slower than predicting
+ * everybody on the GPU machine. */
+static int gather_union(simd_irr *s, int ni, const int *ilist, int *u)
 {
+    if (++s->epoch == 0) {
+        memset(s->stamp, 0, sizeof *s->stamp * (size_t)s->base.nmax);
+        s->epoch = 1;
+    }
+    const unsigned epoch = s->epoch;
     int nu = 0;
-    int *u = s->bad; /* scratch of nmax ints: no firr runs meanwhile */
     for (int k = 0; k < ni; k++) {
         int i = ilist[k];
         if (s->stamp[i] != epoch) { s->stamp[i] = epoch; u[nu++] = i; }
@@ -221,12 +220,8 @@ static void pred_union_serial(simd_irr *s, int ni, const int *ilist, unsigned ep
             if (s->stamp[j] != epoch) { s->stamp[j] = epoch; u[nu++] = j; }
         }
     }
-    for (int k = 0; k < nu; k++) {
-        if (k + PREFETCH_AHEAD < nu) prefetch_slot(s, u[k + PREFETCH_AHEAD]);
-        predict_one(s, u[k], t);
-    }
+    return nu;
 }
-
 
 static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
 {
@@ -237,22 +232,16 @@ static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
         simd_pred_all(g, 0, s->nused, t);
         return;
     }
-    if (++s->epoch == 0) {
-        memset(s->stamp, 0, sizeof *s->stamp * (size_t)s->base.nmax);
-        s->epoch = 1;
-    }
-    const unsigned epoch = s->epoch;
-    if (!par_worth(work, PRED_GRAIN)) {
-        pred_union_serial(s, ni, ilist, epoch, t);
+    int *u = s->bad; /* scratch of nmax ints: no firr runs meanwhile */
+    const int nu = gather_union(s, ni, ilist, u);
+    if (par_worth(nu, PRED_GRAIN)) {
+        #pragma omp parallel for schedule(static)
+        for (int k = 0; k < nu; k++) predict_one(s, u[k], t);
         return;
     }
-    /* the active bodies and their neighbours, in parallel: no serial gathering */
-    #pragma omp parallel for schedule(dynamic, 8)
-    for (int k = 0; k < ni; k++) {
-        int i = ilist[k];
-        const int *row = s->list + (size_t)i * s->stride;
-        claim_and_predict(s, i, epoch, t);
-        for (int q = 0; q < s->nnb[i]; q++) claim_and_predict(s, row[q], epoch, t); /* nnb < 0: none */
+    for (int k = 0; k < nu; k++) {
+        if (k + PREFETCH_AHEAD < nu) prefetch_slot(s, u[k + PREFETCH_AHEAD]);
+        predict_one(s, u[k], t);
     }
 }
 

@@ -7,6 +7,8 @@
  * of the few group times; nothing scans all N except a rebuild after
  * schedule_reset.  (A body whose t0 is not a multiple of its step only makes
  * one group more: the order of blocks is the same.)  Owns the groups. */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
@@ -24,7 +26,11 @@ struct schedule {
     int ng, gcap;     /* groups in use (ascending t) and allocated; those past
                        * ng keep their buffers for reuse */
     group *g;
-    unsigned char *mark; /* scratch of schedule_take's ordering */
+    uint64_t *bits;   /* scratch of schedule_take's ordering: one bit a slot */
+    /* recent times and their group positions, valid while gen is unchanged
+     * (any insertion or removal of a group moves positions) */
+    struct { double t; int pos; unsigned gen; } hint[64];
+    unsigned gen;
 };
 
 schedule *schedule_create(int cap)
@@ -32,8 +38,9 @@ schedule *schedule_create(int cap)
     schedule *q = calloc(1, sizeof *q);
     if (!q) return NULL;
     q->cap = cap;
-    q->mark = calloc((size_t)cap, 1);
-    if (!q->mark) {
+    q->gen = 1; /* the zeroed hints are not valid */
+    q->bits = calloc((size_t)cap / 64 + 1, sizeof(uint64_t));
+    if (!q->bits) {
         free(q);
         return NULL;
     }
@@ -45,7 +52,7 @@ void schedule_free(schedule *q)
     if (!q) return;
     for (int k = 0; k < q->gcap; k++) free(q->g[k].ids);
     free(q->g);
-    free(q->mark);
+    free(q->bits);
     free(q);
 }
 
@@ -68,6 +75,7 @@ static group *insert_group(schedule *q, int pos, double t)
         q->g = g;
         q->gcap = nc;
     }
+    q->gen++;
     group spare = q->g[q->ng];
     memmove(q->g + pos + 1, q->g + pos, sizeof(group) * (size_t)(q->ng - pos));
     q->g[pos] = spare;
@@ -90,10 +98,34 @@ static int lower_bound(const schedule *q, double t)
     return lo;
 }
 
+static unsigned hint_slot(double t)
+{
+    uint64_t u;
+    memcpy(&u, &t, sizeof u);
+    u ^= u >> 33;
+    u *= 0xff51afd7ed558ccdull;
+    u ^= u >> 33;
+    return (unsigned)(u & 63);
+}
+
+/* The group of time t, made if new.  A block puts back thousands of bodies
+ * onto a few dozen times: a hint table keyed by the time skips the search
+ * for nearly all of them. */
+static group *group_of(schedule *q, double t)
+{
+    unsigned h = hint_slot(t);
+    if (q->hint[h].gen == q->gen && q->hint[h].t == t) return &q->g[q->hint[h].pos];
+    int pos = lower_bound(q, t);
+    if (!(pos < q->ng && q->g[pos].t == t)) insert_group(q, pos, t);
+    q->hint[h].t = t;
+    q->hint[h].pos = pos;
+    q->hint[h].gen = q->gen;
+    return &q->g[pos];
+}
+
 static void put_at(schedule *q, int i, double t)
 {
-    int pos = lower_bound(q, t);
-    group *g = pos < q->ng && q->g[pos].t == t ? &q->g[pos] : insert_group(q, pos, t);
+    group *g = group_of(q, t);
     if (g->n == g->cap) {
         int nc = g->cap ? 2 * g->cap : 64;
         int *ids = realloc(g->ids, sizeof(int) * (size_t)nc);
@@ -113,6 +145,7 @@ static void rebuild(schedule *q, const sim *s)
 {
     for (int k = 0; k < q->ng; k++) q->g[k].n = 0;
     q->ng = 0;
+    q->gen++;
     q->valid = 1;
     for (int i = s->ifirst; i < s->ntot; i++) put_at(q, i, s->t0[i] + s->dt[i]);
 }
@@ -126,33 +159,35 @@ double schedule_time(schedule *q, const sim *s)
     return q->ng > 0 ? q->g[0].t : INFINITY;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-/* ids in ascending order into out: a sort for a few, a sweep over marked
- * slots when they are dense in their range. */
+/* ids in ascending order into out: a sweep over a bitmap of their range
+ * (a sort with a comparison function cost ~100 ns a member on the GPU
+ * machine's cores). */
 static void ascending(schedule *q, const int *ids, int n, int *out)
 {
+    if (n < 16) {
+        for (int k = 0; k < n; k++) { /* insertion: a handful */
+            int v = ids[k], p = k;
+            while (p > 0 && out[p - 1] > v) { out[p] = out[p - 1]; p--; }
+            out[p] = v;
+        }
+        return;
+    }
     int lo = q->cap, hi = -1;
     for (int k = 0; k < n; k++) {
         if (ids[k] < lo) lo = ids[k];
         if (ids[k] > hi) hi = ids[k];
     }
-    if (n < 64 || (long)(hi - lo) > 16L * n) {
-        memcpy(out, ids, sizeof(int) * (size_t)n);
-        qsort(out, (size_t)n, sizeof(int), cmp_int);
-        return;
-    }
-    for (int k = 0; k < n; k++) q->mark[ids[k]] = 1;
+    const int w0 = lo >> 6, w1 = hi >> 6;
+    for (int k = 0; k < n; k++) q->bits[ids[k] >> 6] |= 1ull << (ids[k] & 63);
     int m = 0;
-    for (int i = lo; i <= hi; i++)
-        if (q->mark[i]) {
-            q->mark[i] = 0;
-            out[m++] = i;
+    for (int w = w0; w <= w1; w++) {
+        uint64_t b = q->bits[w];
+        q->bits[w] = 0;
+        while (b) {
+            out[m++] = (w << 6) + __builtin_ctzll(b);
+            b &= b - 1;
         }
+    }
 }
 
 int schedule_take(schedule *q, const sim *s, int *act)
@@ -160,6 +195,7 @@ int schedule_take(schedule *q, const sim *s, int *act)
     if (schedule_time(q, s) == INFINITY) return 0;
     group first = q->g[0];
     ascending(q, first.ids, first.n, act);
+    q->gen++;
     memmove(q->g, q->g + 1, sizeof(group) * (size_t)(q->ng - 1));
     q->ng--;
     q->g[q->ng] = first; /* its buffer is reused */
