@@ -174,9 +174,17 @@ static void bench_path(const char *path, const bodies *B, const int *njs, int nn
         }
     }
 #ifdef HAVE_CUDA
-    if (gpunb_cuda_get_stats(g, &st))
+    if (gpunb_cuda_get_stats(g, &st)) {
         printf("# %s: %ld regf calls, %ld slice-list redos, slice capacity %d\n", path, st.regf_calls,
                st.slice_retries, st.slice_capacity);
+        double n = st.regf_calls > 0 ? 1e6 / st.regf_calls : 0.0;
+        printf("# %s: us per call: flush %.1f, pack %.1f, GPUs %.1f, combine %.1f", path, st.t_flush * n,
+               st.t_pack * n, st.t_dev * n, st.t_combine * n);
+        if (st.k_force > 0.0)
+            printf("; GPU 0: predict %.1f, upload %.1f, force %.1f, lists %.1f, copy back %.1f",
+                   st.k_predict * n, st.k_upload * n, st.k_force * n, st.k_lists * n, st.k_down * n);
+        printf("\n");
+    }
 #endif
     gpunb_close(g);
 }

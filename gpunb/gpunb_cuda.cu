@@ -113,6 +113,8 @@ typedef struct Dev {
     double *d_out, *h_out; size_t out_cap, hout_cap;
     dbl4 *d_pos; size_t pos_cap;   /* pot: bodies' x + m */
     long retries;
+    cudaEvent_t ev[6];                /* NBODY6C_GPUNB_TRACE: phase marks of a regf launch */
+    double k_sum[5];                  /* their accumulated intervals (s) */
 } Dev;
 
 typedef struct GpunbCuda {
@@ -132,6 +134,8 @@ typedef struct GpunbCuda {
     int *h_offs; size_t offs_cap;     /* combine: where each i's list starts, per GPU */
     dbl4 *h_pos; size_t hpos_cap;
     long regf_calls;
+    int trace;                        /* NBODY6C_GPUNB_TRACE: time the device phases */
+    double t_flush, t_pack, t_dev, t_combine;
 } GpunbCuda;
 
 static GpunbCuda *as_cuda(gpunb *g) { return (GpunbCuda *)g; }
@@ -631,7 +635,9 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
     dev_set(d);
     int lo, hi;
     dev_jrange(d, gm, &lo, &hi);
+    if (c->trace) CK(cudaEventRecord(d->ev[0], d->st));
     dev_ensure_predicted(c, d, lo, hi, c->fp64);
+    if (c->trace) CK(cudaEventRecord(d->ev[1], d->st));
     const int ngl = d->g1 - d->g0, nsl = ngl * gm->nsg, ni = gm->ni, ni_pad = gm->ni_pad;
     const ILayout il = i_layout(ni_pad);
     const HLayout hl = h_layout(ngl, ni);
@@ -639,6 +645,7 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
     grow_dev((void **)&d->pacc, &d->pacc_cap, (size_t)nsl * 6 * ni_pad * sizeof(double) + 8);
     grow_dev((void **)&d->pcnt, &d->pcnt_cap, (size_t)nsl * ni_pad * sizeof(int) + 8);
     CK(cudaMemcpyAsync(d->d_i, c->h_i, il.total, cudaMemcpyHostToDevice, d->st));
+    if (c->trace) CK(cudaEventRecord(d->ev[2], d->st));
 
     RegfArgs A;
     A.jxh = d->jxh; A.jxl = d->jxl; A.jv = d->jv; A.jxd = d->jxd;
@@ -670,6 +677,7 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
             CK(cudaMemsetAsync(misc, 0, 4 * sizeof(int), d->st));
             CK(cudaMemsetAsync(d->pcnt, 0, (size_t)ni_pad * sizeof(int), d->st));
         }
+        if (c->trace) CK(cudaEventRecord(d->ev[3], d->st));
         const int nw = cdiv((long)ni * ngl * 32, 128);
         k_reduce<<<nw, 128, 0, d->st>>>(d->pacc, d->pcnt, ni, ni_pad, ngl, gm->nsg, d->L, nbmax, gacc,
                                         d->d_gcnt, misc);
@@ -679,11 +687,19 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
         k_gather<<<nw, 128, 0, d->st>>>(cnt, d->d_gcnt, d->d_off, d->pcnt, d->plist, ni, ni_pad, ngl, nbmax,
                                         d->L, A.s0, gm->nsg, gm->Ng, gm->S, c->jbeg, d_list);
         CKL("k_gather");
+        if (c->trace) CK(cudaEventRecord(d->ev[4], d->st));
         /* header and as many list entries as the last call had (+25%): one copy, one round trip */
         const int guess = imin(d->list_guess, ni * nbmax);
         CK(cudaMemcpyAsync(d->h_hdr, d->d_hdr, hl.total + (size_t)guess * sizeof(int), cudaMemcpyDeviceToHost,
                            d->st));
+        if (c->trace) CK(cudaEventRecord(d->ev[5], d->st));
         CK(cudaStreamSynchronize(d->st));
+        if (c->trace)
+            for (int q = 0; q < 5; q++) {
+                float ms = 0.f;
+                CK(cudaEventElapsedTime(&ms, d->ev[q], d->ev[q + 1]));
+                d->k_sum[q] += 1e-3 * ms;
+            }
         if (hmisc[0] <= d->L) break;
         /* a slice's list buffer filled (not an nbmax overflow): redo with room for it */
         d->L = roundup(hmisc[0], 16);
@@ -726,6 +742,8 @@ static void cuda_close(gpunb *g)
         if (d->h_out) cudaFreeHost(d->h_out);
         if (d->st) cudaStreamDestroy(d->st);
         if (d->up_done) cudaEventDestroy(d->up_done);
+        for (int q = 0; q < 6; q++)
+            if (d->ev[q]) cudaEventDestroy(d->ev[q]);
     }
     void *hp[] = {c->h_up, c->h_px, c->h_pv, c->h_i, c->h_pos};
     for (size_t m = 0; m < sizeof hp / sizeof hp[0]; m++) if (hp[m]) cudaFreeHost(hp[m]);
@@ -942,13 +960,23 @@ static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
     const int nbmax = g->nbmax, nj = c->jend - c->jbeg;
     int over = 0;
     c->regf_calls++;
+    double w0 = omp_get_wtime();
     flush_set_jp(c);
+    double w1 = omp_get_wtime();
+    c->t_flush += w1 - w0;
     for (int i0 = 0; i0 < ni; i0 += NI_CHUNK) {
         const int n = imin(NI_CHUNK, ni - i0);
         const Geom gm = make_geom(n, nj, c->target_blocks);
         pack_i(c, &gm, idx + i0, h2 + i0, dtr + i0, x + i0, v + i0);
+        double w2 = omp_get_wtime();
         on_all_devices(c, dev_regf_fn, (void *)&gm);
+        double w3 = omp_get_wtime();
         over += combine_chunk(c, n, i0, nbmax, a, jerk, nnb, list);
+        double w4 = omp_get_wtime();
+        c->t_pack += w2 - w1;
+        c->t_dev += w3 - w2;
+        c->t_combine += w4 - w3;
+        w1 = w4;
     }
     return over;
 }
@@ -1120,6 +1148,12 @@ extern "C" int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s)
     s->fp64 = c->fp64;
     s->regf_calls = c->regf_calls;
     s->slice_capacity = c->dev[0].L;
+    s->t_flush = c->t_flush;
+    s->t_pack = c->t_pack;
+    s->t_dev = c->t_dev;
+    s->t_combine = c->t_combine;
+    double *k[5] = {&s->k_predict, &s->k_upload, &s->k_force, &s->k_lists, &s->k_down};
+    for (int q = 0; q < 5; q++) *k[q] = c->dev[0].k_sum[q];
     for (int k = 0; k < c->ngpu; k++) {
         s->slice_retries += c->dev[k].retries;
         s->slice_capacity = imax(s->slice_capacity, c->dev[k].L);
@@ -1173,6 +1207,7 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
     c->simple = cfg ? cfg->simple_path : 0;
     c->fp64 = env_int("NBODY6C_GPU_FP64", 0) != 0;
     c->target_blocks = imax(env_int("NBODY6C_GPU_BLOCKS", TARGET_BLOCKS), 1);
+    c->trace = env_int("NBODY6C_GPUNB_TRACE", 0) != 0;
     c->jbeg = 0;
     c->jend = nmax;
     c->h_poly = (JPoly *)calloc((size_t)nmax, sizeof(JPoly));
@@ -1198,6 +1233,7 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
         OPEN_CK(cudaSetDevice(k));
         OPEN_CK(cudaStreamCreateWithFlags(&d->st, cudaStreamNonBlocking));
         OPEN_CK(cudaEventCreateWithFlags(&d->up_done, cudaEventDisableTiming));
+        for (int q = 0; q < 6; q++) OPEN_CK(cudaEventCreate(&d->ev[q]));
         OPEN_CK(cudaMalloc((void **)&d->poly, (size_t)nmax * sizeof(JPoly)));
         OPEN_CK(cudaMemset(d->poly, 0, (size_t)nmax * sizeof(JPoly)));
         OPEN_CK(cudaMalloc((void **)&d->jxh, (size_t)nmax * sizeof(float4)));

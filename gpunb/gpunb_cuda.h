@@ -16,6 +16,13 @@ typedef struct gpunb_cuda_stats {
     long regf_calls;     /* gpunb_regf calls */
     long slice_retries;  /* launches redone because a j-slice's list buffer filled */
     int slice_capacity;  /* entries per (slice, i) partial list now */
+    /* wall time (s) of the regf calls by phase, on the host: pending set_jp
+     * sent, i-bodies packed, the GPUs' work (waited for), results combined */
+    double t_flush, t_pack, t_dev, t_combine;
+    /* on GPU 0 between CUDA events, only with NBODY6C_GPUNB_TRACE=1 (the
+     * events cost a little): prediction, i upload, force kernel, list
+     * reduce/scan/gather, copy back */
+    double k_predict, k_upload, k_force, k_lists, k_down;
 } gpunb_cuda_stats;
 
 /* Fills *s and returns 1 when g is the CUDA backend, else returns 0. */

@@ -25,7 +25,11 @@ def read_log(path):
                 rows.append([float(v) for v in line.split()])
     if names is None:
         raise ValueError('%s: no column header line ("#  t  E ...")' % path)
-    data = np.array(rows, dtype=float).reshape(-1, len(names))
+    # a log continued by a later version may have more columns than its
+    # header names (they are only ever added at the end): keep the named ones
+    width = len(names)
+    rows = [r[:width] + [np.nan] * (width - len(r)) for r in rows]
+    data = np.array(rows, dtype=float).reshape(-1, width)
     # keep the last line for each time (a log continued after a restart)
     _, last = np.unique(data[::-1, 0], return_index=True)
     data = data[::-1][last]

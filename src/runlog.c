@@ -37,11 +37,11 @@ int runlog_open(runlog *r, const char *dir, const sim *s, const char *deck_path,
             p += len + (e ? 1 : 0);
         }
     }
-    /* KS columns last (ks_form .. ebin): tools that read the first columns keep working */
-    fprintf(f, "#%9s %13s %13s %13s %11s %11s %8s %9s %9s %5s %9s %9s %9s %9s %9s %7s %12s %11s %9s %9s %9s %9s %8s %8s %11s %6s %13s\n",
+    /* KS columns last (ks_form .. e_tide): tools that read the first columns keep working */
+    fprintf(f, "#%9s %13s %13s %13s %11s %11s %8s %9s %9s %5s %9s %9s %9s %9s %9s %7s %12s %11s %9s %9s %9s %9s %8s %8s %11s %6s %13s %11s\n",
             "t", "E", "T", "W", "dE", "dE_cum", "Q", "r_dc", "rc", "nc", "rh", "r1%", "r10%",
             "r50%", "r90%", "<nnb>", "steps_irr", "steps_reg", "wall", "wall_reg", "wall_irr", "wall_rest",
-            "ks_form", "ks_term", "ks_steps", "n_hard", "ebin");
+            "ks_form", "ks_term", "ks_steps", "n_hard", "ebin", "e_tide");
     fflush(f);
     return 0;
 }
@@ -65,11 +65,12 @@ void runlog_check(runlog *r, const sim *s, const diag *d, int first)
     double rdc = sqrt(d->xd[0] * d->xd[0] + d->xd[1] * d->xd[1] + d->xd[2] * d->xd[2]);
     ks_summary ks;
     ks_summarise(s, &ks);
-    fprintf(r->log, "%10.5f %13.10f %13.10f %13.10f %11.3e %11.3e %8.5f %9.3e %9.5f %5d %9.5f %9.5f %9.5f %9.5f %9.5f %7.2f %12lld %11lld %9.2f %9.2f %9.2f %9.2f %8lld %8lld %11lld %6d %13.6e\n",
+    fprintf(r->log, "%10.5f %13.10f %13.10f %13.10f %11.3e %11.3e %8.5f %9.3e %9.5f %5d %9.5f %9.5f %9.5f %9.5f %9.5f %7.2f %12lld %11lld %9.2f %9.2f %9.2f %9.2f %8lld %8lld %11lld %6d %13.6e %11.3e\n",
             d->t, e, d->kin, d->pot, r->de_last, (e - r->e0) / fabs(r->e0), d->qvir, rdc, d->rc, d->nc,
             d->rlagr[2], d->rlagr[0], d->rlagr[1], d->rlagr[2], d->rlagr[3], d->nbmean,
             (long long)s->cnt.steps_irr, (long long)s->cnt.steps_reg, wall, s->tm.regular,
-            s->tm.irregular, rest, ks.formed, ks.terminated, ks.steps, ks.hard, ks.ebin_hard);
+            s->tm.irregular, rest, ks.formed, ks.terminated, ks.steps, ks.hard, ks.ebin_hard,
+            ks_energy_booked(s));
     fflush(r->log);
 }
 
@@ -138,6 +139,7 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
             ks.formed, ks.terminated, ks.steps);
     fprintf(f, "  \"ks_pairs\": %d,\n  \"hard_binaries\": %d,\n  \"ebin\": %.17g,\n", ks.pairs,
             ks.hard, ks.ebin_hard);
+    fprintf(f, "  \"ks_etide\": %.17g,\n", ks_energy_booked(s));
     /* ---- early stops (runctl.h) ---- */
     fprintf(f, "  \"finished\": %s,\n", r->stop_reason ? "false" : "true");
     fprintf(f, "  \"stop_reason\": \"%s\",\n", r->stop_reason ? r->stop_reason : "tcrit");
