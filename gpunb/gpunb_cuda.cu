@@ -23,6 +23,7 @@
  */
 #include <cuda_runtime.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,7 @@ typedef struct Dev {
     dbl4 *jxd, *jvd;               /* predicted in double: x + mass, v */
     int pred_ok, pred_double; double pred_t; int pred_lo, pred_hi; long pred_version;
     JPoly *d_up; size_t up_cap;       /* set_jp staging: polynomials, then slots */
-    cudaEvent_t up_done; int up_pending;  /* the pinned set_jp staging is in flight */
+    cudaEvent_t up_done[2];           /* the upload from staging buffer b is over */
     int list_guess;                   /* list entries copied back with the header */
     char *d_i; size_t i_cap;          /* i-bodies of one chunk */
     double *pacc; size_t pacc_cap;    /* [slice][6][ni_pad] */
@@ -117,6 +118,8 @@ typedef struct Dev {
     double k_sum[5];                  /* their accumulated intervals (s) */
 } Dev;
 
+typedef struct DevPool DevPool;
+
 typedef struct GpunbCuda {
     struct gpunb base;
     int ngpu, fp64, simple;
@@ -124,16 +127,22 @@ typedef struct GpunbCuda {
     int jbeg, jend;
     double t;
     Dev dev[NGROUP];
-    JPoly *h_poly;                    /* host copy (simple path, fpoly upload) */
-    JPoly *h_up; size_t hup_cap;      /* pinned staging for set_jp: polynomials, then slots */
+    JPoly *h_poly;                    /* simple path: the polynomials, on the host */
+    /* set_jp writes the polynomials straight into a pinned staging buffer
+     * (entry = the body's place in the pending update); a flush sends it and
+     * the next updates fill the other buffer meanwhile */
+    struct { JPoly *poly; int *slot; size_t cap; int busy; } stage[2];
+    int fill;                         /* the buffer set_jp writes */
     int *pend_pos;                    /* slot -> entry in the pending update, or -1 */
     int *pend_idx, npend;             /* slots with an update not yet on the GPU */
+    int *kpos;                        /* set_jp scratch: each body's entry */
     dbl4 *h_px, *h_pv; long pred_version;   /* simple path: host prediction */
     int poly_stale;                   /* simple path: device poly behind host copy */
     char *h_i; size_t hi_cap;         /* pinned i-data */
     int *h_offs; size_t offs_cap;     /* combine: where each i's list starts, per GPU */
     dbl4 *h_pos; size_t hpos_cap;
     long regf_calls;
+    DevPool *pool;                    /* host threads of GPUs 1.. (NULL with one GPU) */
     int trace;                        /* NBODY6C_GPUNB_TRACE: time the device phases */
     double t_flush, t_pack, t_dev, t_combine;
 } GpunbCuda;
@@ -714,16 +723,121 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
     d->list_guess = total + total / 4 + 256;
 }
 
-/* Runs f(c, d, arg) on every GPU, one host thread each. */
+/* ------------------------------------------- one host thread per GPU
+ *
+ * GPU 0 is driven by the caller, GPUs 1.. by threads of their own that live
+ * as long as the library.  (An OpenMP team of ngpu threads per call was
+ * measured slow: switching between it and the full OpenMP team of the
+ * block step's loops cost ~1 ms a call on the GPU machine.)  A job is
+ * posted with a generation number; workers spin briefly before sleeping,
+ * since calls come in bursts. */
+
 typedef void (*dev_fn)(GpunbCuda *c, Dev *d, void *arg);
+
+enum { POOL_SPIN = 20000 };  /* pauses before a worker or the caller sleeps */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+struct DevPool {
+    GpunbCuda *c;
+    pthread_t th[NGROUP];
+    int nth;                          /* workers started (GPUs 1 .. nth) */
+    pthread_mutex_t mu;
+    pthread_cond_t go, done_cv;
+    dev_fn f;
+    void *arg;
+    unsigned long gen;                /* job number, read without the lock while spinning */
+    int done;                         /* workers finished with job gen */
+    int quit;
+};
+
+typedef struct WorkerArg { DevPool *p; int k; } WorkerArg;
+
+static void *pool_worker(void *v)
+{
+    WorkerArg w = *(WorkerArg *)v;
+    free(v);
+    DevPool *p = w.p;
+    unsigned long seen = 0;
+    for (;;) {
+        for (int n = 0; n < POOL_SPIN && __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE) == seen &&
+                        !__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE); n++)
+            cpu_relax();
+        pthread_mutex_lock(&p->mu);
+        while (p->gen == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
+        if (p->quit) { pthread_mutex_unlock(&p->mu); return NULL; }
+        seen = p->gen;
+        dev_fn f = p->f;
+        void *arg = p->arg;
+        pthread_mutex_unlock(&p->mu);
+        f(p->c, &p->c->dev[w.k], arg);
+        pthread_mutex_lock(&p->mu);
+        if (++p->done == p->nth) pthread_cond_signal(&p->done_cv);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
+static void pool_stop(DevPool *p)
+{
+    if (!p) return;
+    pthread_mutex_lock(&p->mu);
+    __atomic_store_n(&p->quit, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    for (int k = 0; k < p->nth; k++) pthread_join(p->th[k], NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->go);
+    pthread_cond_destroy(&p->done_cv);
+    free(p);
+}
+
+/* Workers for GPUs 1 .. ngpu-1; NULL (with nothing started) on failure. */
+static DevPool *pool_start(GpunbCuda *c)
+{
+    DevPool *p = (DevPool *)calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->c = c;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->go, NULL);
+    pthread_cond_init(&p->done_cv, NULL);
+    for (int k = 1; k < c->ngpu; k++) {
+        WorkerArg *w = (WorkerArg *)malloc(sizeof *w);
+        if (!w) break;
+        w->p = p;
+        w->k = k;
+        if (pthread_create(&p->th[p->nth], NULL, pool_worker, w) != 0) { free(w); break; }
+        p->nth++;
+    }
+    if (p->nth != c->ngpu - 1) { pool_stop(p); return NULL; }
+    return p;
+}
+
+/* Runs f(c, d, arg) on every GPU, one host thread each, and waits for all. */
 static void on_all_devices(GpunbCuda *c, dev_fn f, void *arg)
 {
-    if (c->ngpu == 1) {
-        f(c, &c->dev[0], arg);
+    DevPool *p = c->pool;
+    if (c->ngpu == 1 || !p) {
+        for (int k = 0; k < c->ngpu; k++) f(c, &c->dev[k], arg);
         return;
     }
-#pragma omp parallel for num_threads(c->ngpu) schedule(static, 1)
-    for (int k = 0; k < c->ngpu; k++) f(c, &c->dev[k], arg);
+    pthread_mutex_lock(&p->mu);
+    p->f = f;
+    p->arg = arg;
+    p->done = 0;
+    __atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    f(c, &c->dev[0], arg);
+    for (int n = 0; n < POOL_SPIN && __atomic_load_n(&p->done, __ATOMIC_ACQUIRE) < p->nth; n++)
+        cpu_relax();
+    pthread_mutex_lock(&p->mu);
+    while (p->done < p->nth) pthread_cond_wait(&p->done_cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
 }
 
 /* ------------------------------------------------------------ API: set-up */
@@ -731,6 +845,8 @@ static void on_all_devices(GpunbCuda *c, dev_fn f, void *arg)
 static void cuda_close(gpunb *g)
 {
     GpunbCuda *c = as_cuda(g);
+    pool_stop(c->pool);
+    c->pool = NULL;
     for (int k = 0; k < c->ngpu; k++) {
         Dev *d = &c->dev[k];
         cudaSetDevice(d->id);
@@ -741,16 +857,19 @@ static void cuda_close(gpunb *g)
         if (d->h_hdr) cudaFreeHost(d->h_hdr);
         if (d->h_out) cudaFreeHost(d->h_out);
         if (d->st) cudaStreamDestroy(d->st);
-        if (d->up_done) cudaEventDestroy(d->up_done);
+        for (int b = 0; b < 2; b++)
+            if (d->up_done[b]) cudaEventDestroy(d->up_done[b]);
         for (int q = 0; q < 6; q++)
             if (d->ev[q]) cudaEventDestroy(d->ev[q]);
     }
-    void *hp[] = {c->h_up, c->h_px, c->h_pv, c->h_i, c->h_pos};
+    void *hp[] = {c->stage[0].poly, c->stage[0].slot, c->stage[1].poly, c->stage[1].slot,
+                  c->h_px, c->h_pv, c->h_i, c->h_pos};
     for (size_t m = 0; m < sizeof hp / sizeof hp[0]; m++) if (hp[m]) cudaFreeHost(hp[m]);
     free(c->h_poly);
     free(c->h_offs);
     free(c->pend_pos);
     free(c->pend_idx);
+    free(c->kpos);
     free(c);
 }
 
@@ -765,69 +884,109 @@ static void cuda_set_range(gpunb *g, int jbeg, int jend)
     for (int k = 0; k < c->ngpu; k++) c->dev[k].pred_ok = 0;
 }
 
+typedef struct SendArg { int b, n; } SendArg;
+
 static void dev_set_jp(GpunbCuda *c, Dev *d, void *arg)
 {
-    const int n = *(const int *)arg;
+    const SendArg *a = (const SendArg *)arg;
+    const int n = a->n;
     dev_set(d);
     grow_dev((void **)&d->d_up, &d->up_cap, (size_t)n * (sizeof(JPoly) + sizeof(int)));
-    /* polynomials, then their slots: one copy */
-    CK(cudaMemcpyAsync(d->d_up, c->h_up, (size_t)n * (sizeof(JPoly) + sizeof(int)), cudaMemcpyHostToDevice, d->st));
+    CK(cudaMemcpyAsync(d->d_up, c->stage[a->b].poly, (size_t)n * sizeof(JPoly), cudaMemcpyHostToDevice, d->st));
+    CK(cudaMemcpyAsync(d->d_up + n, c->stage[a->b].slot, (size_t)n * sizeof(int), cudaMemcpyHostToDevice,
+                       d->st));
     k_scatter<<<cdiv(n, 256), 256, 0, d->st>>>(d->d_up, (const int *)(d->d_up + n), n, d->poly);
     CKL("k_scatter");
-    CK(cudaEventRecord(d->up_done, d->st));   /* the next set_jp waits before reusing the staging */
-    d->up_pending = 1;
+    CK(cudaEventRecord(d->up_done[a->b], d->st));   /* before set_jp writes into this buffer again */
     d->pred_ok = 0;
 }
 
-/* Sends the pending polynomials (each slot once, its latest) in one copy. */
+/* Sends the pending polynomials (each slot once, its latest); set_jp goes on
+ * in the other buffer. */
 static void flush_set_jp(GpunbCuda *c)
 {
-    int n = c->npend;
+    const int n = c->npend;
     if (n <= 0) return;
-    for (int k = 0; k < c->ngpu; k++)
-        if (c->dev[k].up_pending) {
-            CK(cudaEventSynchronize(c->dev[k].up_done));
-            c->dev[k].up_pending = 0;
-        }
-    grow_host((void **)&c->h_up, &c->hup_cap, (size_t)n * (sizeof(JPoly) + sizeof(int)));
-    int *upidx = (int *)(c->h_up + n);
-    for (int k = 0; k < n; k++) {
-        int i = c->pend_idx[k];
-        c->h_up[k] = c->h_poly[i];
-        upidx[k] = i;
-        c->pend_pos[i] = -1;
-    }
+    SendArg a = {c->fill, n};
+    on_all_devices(c, dev_set_jp, &a);
+    for (int k = 0; k < n; k++) c->pend_pos[c->pend_idx[k]] = -1;
     c->npend = 0;
-    on_all_devices(c, dev_set_jp, &n);
+    c->stage[c->fill].busy = 1;
+    c->fill ^= 1;
+}
+
+/* The staging buffer set_jp fills, ready for `need` entries: its last upload
+ * waited for, grown (keeping its entries) if short. */
+static void stage_ready(GpunbCuda *c, size_t need)
+{
+    int b = c->fill;
+    if (c->stage[b].busy) {
+        for (int k = 0; k < c->ngpu; k++) {
+            dev_set(&c->dev[k]);
+            CK(cudaEventSynchronize(c->dev[k].up_done[b]));
+        }
+        c->stage[b].busy = 0;
+    }
+    if (need <= c->stage[b].cap) return;
+    size_t cap = need + need / 2 + 1024;
+    JPoly *poly = NULL;
+    int *slot = NULL;
+    CK(cudaHostAlloc((void **)&poly, cap * sizeof(JPoly), cudaHostAllocPortable));
+    CK(cudaHostAlloc((void **)&slot, cap * sizeof(int), cudaHostAllocPortable));
+    if (c->npend > 0) {
+        memcpy(poly, c->stage[b].poly, (size_t)c->npend * sizeof(JPoly));
+        memcpy(slot, c->stage[b].slot, (size_t)c->npend * sizeof(int));
+    }
+    if (c->stage[b].poly) CK(cudaFreeHost(c->stage[b].poly));
+    if (c->stage[b].slot) CK(cudaFreeHost(c->stage[b].slot));
+    c->stage[b].poly = poly;
+    c->stage[b].slot = slot;
+    c->stage[b].cap = cap;
+}
+
+static void put_poly(JPoly *p, double t0, const double x[3], const double v[3], const double a[3],
+                     const double jerk[3], double m)
+{
+    for (int e = 0; e < 3; e++) {
+        p->x[e] = x[e]; p->v[e] = v[e]; p->a[e] = a[e]; p->j[e] = jerk[e];
+    }
+    p->t0 = t0;
+    p->m = m;
 }
 
 /* set_jp only records the bodies: most blocks have no regular member, and the
  * GPU needs the polynomials only at the next regular force, so the updates of
- * many blocks travel together (a body corrected twice goes once). */
+ * many blocks travel together (a body corrected twice goes once).  The
+ * simple path keeps them on the host instead (it sends predicted bodies). */
 static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
                         const double (*x)[3], const double (*v)[3],
                         const double (*a)[3], const double (*jerk)[3], const double *m)
 {
     GpunbCuda *c = as_cuda(g);
     if (n <= 0) return;
-    /* distinct slots (a block's members): the copies in parallel for big
-     * blocks, the pending list in order after them */
+    if (c->simple) {
+#pragma omp parallel for schedule(static) if (n > 2048)
+        for (int k = 0; k < n; k++) put_poly(&c->h_poly[idx[k]], t0[k], x[k], v[k], a[k], jerk[k], m[k]);
+        c->poly_stale = 1;
+        return;
+    }
+    stage_ready(c, (size_t)c->npend + n);
+    for (int k = 0; k < n; k++) {   /* the entries, in order */
+        int i = idx[k];
+        if (c->pend_pos[i] < 0) {
+            c->pend_pos[i] = c->npend;
+            c->pend_idx[c->npend++] = i;
+        }
+        c->kpos[k] = c->pend_pos[i];
+    }
+    JPoly *P = c->stage[c->fill].poly;
+    int *S = c->stage[c->fill].slot;
+    /* distinct slots (a block's members): the copies in parallel for many */
 #pragma omp parallel for schedule(static) if (n > 2048)
     for (int k = 0; k < n; k++) {
-        JPoly *p = &c->h_poly[idx[k]];
-        for (int e = 0; e < 3; e++) {
-            p->x[e] = x[k][e]; p->v[e] = v[k][e]; p->a[e] = a[k][e]; p->j[e] = jerk[k][e];
-        }
-        p->t0 = t0[k];
-        p->m = m[k];
+        put_poly(&P[c->kpos[k]], t0[k], x[k], v[k], a[k], jerk[k], m[k]);
+        S[c->kpos[k]] = idx[k];
     }
-    if (!c->simple)
-        for (int k = 0; k < n; k++)
-            if (c->pend_pos[idx[k]] < 0) {
-                c->pend_pos[idx[k]] = c->npend;
-                c->pend_idx[c->npend++] = idx[k];
-            }
-    if (c->simple) c->poly_stale = 1;   /* the reference path sends predicted bodies only */
 }
 
 static void cuda_predict(gpunb *g, double t)
@@ -1210,14 +1369,15 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
     c->trace = env_int("NBODY6C_GPUNB_TRACE", 0) != 0;
     c->jbeg = 0;
     c->jend = nmax;
-    c->h_poly = (JPoly *)calloc((size_t)nmax, sizeof(JPoly));
+    c->h_poly = c->simple ? (JPoly *)calloc((size_t)nmax, sizeof(JPoly)) : NULL;
     c->pend_pos = (int *)malloc(sizeof(int) * (size_t)nmax);
     c->pend_idx = (int *)malloc(sizeof(int) * (size_t)nmax);
+    c->kpos = (int *)malloc(sizeof(int) * (size_t)nmax);
     c->npend = 0;
     if (c->pend_pos) for (int i = 0; i < nmax; i++) c->pend_pos[i] = -1;
-    if (!c->h_poly || !c->pend_pos || !c->pend_idx) {
+    if ((c->simple && !c->h_poly) || !c->pend_pos || !c->pend_idx || !c->kpos) {
         snprintf(err, errlen, "out of memory");
-        free(c->h_poly); free(c->pend_pos); free(c->pend_idx); free(c);
+        free(c->h_poly); free(c->pend_pos); free(c->pend_idx); free(c->kpos); free(c);
         return NULL;
     }
     if (c->simple) {
@@ -1232,7 +1392,7 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
         d->L = imin(LIST_CAP0, roundup(nbmax + 1, 16));
         OPEN_CK(cudaSetDevice(k));
         OPEN_CK(cudaStreamCreateWithFlags(&d->st, cudaStreamNonBlocking));
-        OPEN_CK(cudaEventCreateWithFlags(&d->up_done, cudaEventDisableTiming));
+        for (int b = 0; b < 2; b++) OPEN_CK(cudaEventCreateWithFlags(&d->up_done[b], cudaEventDisableTiming));
         for (int q = 0; q < 6; q++) OPEN_CK(cudaEventCreate(&d->ev[q]));
         OPEN_CK(cudaMalloc((void **)&d->poly, (size_t)nmax * sizeof(JPoly)));
         OPEN_CK(cudaMemset(d->poly, 0, (size_t)nmax * sizeof(JPoly)));
@@ -1247,6 +1407,11 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
         OPEN_CK(cudaMalloc((void **)&d->d_hdr, hdr));
         OPEN_CK(cudaHostAlloc((void **)&d->h_hdr, hdr, cudaHostAllocPortable));
         d->hdr_cap = hdr;
+    }
+    if (ngpu > 1 && !(c->pool = pool_start(c))) {
+        snprintf(err, errlen, "gpunb cuda: cannot start the host threads of %d GPUs", ngpu);
+        cuda_close(&c->base);
+        return NULL;
     }
     return &c->base;
 }
