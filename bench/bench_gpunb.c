@@ -147,6 +147,11 @@ static gpunb *open_path(const char *path, int nmax, int ngpu, char *err, size_t 
     if (!strcmp(path, "fp64")) setenv("NBODY6C_GPU_FP64", "1", 1);
     gpunb *g = gpunb_open(nmax, NBMAX, &cfg, notice, sizeof notice, err, errlen);
     if (!strcmp(path, "fp64")) unsetenv("NBODY6C_GPU_FP64");
+    /* as nbody6c does: a core for each extra GPU's host thread */
+    if (g && gpunb_host_threads(g) > 0 && !getenv("OMP_NUM_THREADS")) {
+        int n = omp_get_num_procs() - gpunb_host_threads(g);
+        omp_set_num_threads(n > 1 ? n : 1);
+    }
     return g;
 }
 

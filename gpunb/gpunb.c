@@ -45,6 +45,7 @@ gpunb *gpunb_open(int nmax, int nbmax, const gpunb_config *cfg,
 
 void gpunb_close(gpunb *g) { if (g) g->ops->close(g); }
 const char *gpunb_backend(const gpunb *g) { return g->ops->name; }
+int gpunb_host_threads(const gpunb *g) { return g->host_threads; }
 void gpunb_set_range(gpunb *g, int jbeg, int jend) { g->ops->set_range(g, jbeg, jend); }
 
 void gpunb_set_jp(gpunb *g, int n, const int *idx, const double *t0,

@@ -52,6 +52,12 @@ gpunb *gpunb_open(int nmax, int nbmax, const gpunb_config *cfg,
 void gpunb_close(gpunb *g);
 const char *gpunb_backend(const gpunb *g);
 
+/* Host threads the backend runs beside the caller's (the CUDA backend: one
+ * per GPU past the first).  A program that sizes its OpenMP team to the
+ * cores should leave these free: busy threads beyond the cores stall
+ * OpenMP's barriers (measured: two GPUs ran slower than one until then). */
+int gpunb_host_threads(const gpunb *g);
+
 /* The j-bodies are the slots [jbeg, jend). */
 void gpunb_set_range(gpunb *g, int jbeg, int jend);
 

@@ -734,7 +734,10 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
 
 typedef void (*dev_fn)(GpunbCuda *c, Dev *d, void *arg);
 
-enum { POOL_SPIN = 20000 };  /* pauses before a worker or the caller sleeps */
+/* How long a worker or the caller spins before it sleeps: a wake-up from
+ * sleep costs tens of microseconds on the GPU machine, while regular forces
+ * come every few hundred microseconds in busy phases. */
+#define POOL_SPIN_S 2e-3
 
 static inline void cpu_relax(void)
 {
@@ -765,9 +768,12 @@ static void *pool_worker(void *v)
     DevPool *p = w.p;
     unsigned long seen = 0;
     for (;;) {
-        for (int n = 0; n < POOL_SPIN && __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE) == seen &&
-                        !__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE); n++)
+        double until = omp_get_wtime() + POOL_SPIN_S;
+        for (int n = 1; __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE) == seen &&
+                        !__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE); n++) {
             cpu_relax();
+            if (n % 256 == 0 && omp_get_wtime() > until) break;
+        }
         pthread_mutex_lock(&p->mu);
         while (p->gen == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
         if (p->quit) { pthread_mutex_unlock(&p->mu); return NULL; }
@@ -833,8 +839,11 @@ static void on_all_devices(GpunbCuda *c, dev_fn f, void *arg)
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
     f(c, &c->dev[0], arg);
-    for (int n = 0; n < POOL_SPIN && __atomic_load_n(&p->done, __ATOMIC_ACQUIRE) < p->nth; n++)
+    double until = omp_get_wtime() + POOL_SPIN_S;
+    for (int n = 1; __atomic_load_n(&p->done, __ATOMIC_ACQUIRE) < p->nth; n++) {
         cpu_relax();
+        if (n % 256 == 0 && omp_get_wtime() > until) break;
+    }
     pthread_mutex_lock(&p->mu);
     while (p->done < p->nth) pthread_cond_wait(&p->done_cv, &p->mu);
     pthread_mutex_unlock(&p->mu);
@@ -1408,6 +1417,7 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
         OPEN_CK(cudaHostAlloc((void **)&d->h_hdr, hdr, cudaHostAllocPortable));
         d->hdr_cap = hdr;
     }
+    c->base.host_threads = ngpu - 1;
     if (ngpu > 1 && !(c->pool = pool_start(c))) {
         snprintf(err, errlen, "gpunb cuda: cannot start the host threads of %d GPUs", ngpu);
         cuda_close(&c->base);

@@ -28,6 +28,7 @@ typedef struct gpunb_ops {
 struct gpunb {
     const gpunb_ops *ops;
     int nmax, nbmax;
+    int host_threads; /* threads of its own beside the caller's (0 unless set) */
 };
 
 /* Backends.  Each returns NULL with a message in err when it cannot open. */

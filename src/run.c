@@ -65,6 +65,12 @@ static int open_libraries(sim *s, const run_options *o, char *err, size_t errlen
     s->nb = gpunb_open(s->cap, s->nbmax, &o->gpu, notice, sizeof notice, err, errlen);
     if (!s->nb) return -1;
     if (notice[0] && o->gpu.mode == GPUNB_AUTO && !o->quiet) fprintf(stderr, "nbody6c: %s\n", notice);
+    /* the default team (all cores) leaves a core to each GPU's host thread */
+    int extra = gpunb_host_threads(s->nb);
+    if (extra > 0 && o->threads <= 0 && !getenv("OMP_NUM_THREADS")) {
+        int n = omp_get_num_procs() - extra;
+        omp_set_num_threads(n > 1 ? n : 1);
+    }
     s->irr = gpuirr_open(s->cap, s->nbmax, o->simd, err, errlen);
     if (!s->irr) return -1;
     return 0;
