@@ -48,14 +48,12 @@
 
 /* pred_act predicts the union of the active bodies and their lists.  When
  * sum over the block of (1 + nnb) passes this fraction of the used slots it
- * predicts every used slot instead (the paper's NPACT switch).  Measured
- * first with a serial gathering of the union (bench/bench_gpuirr.c,
- * N = 65536, lists of 50-100, Xeon): ~50 ns per list entry against ~25 ns
- * per body for pred_all, meeting at sum(1 + nnb) ~ 0.3 N on 2 to 16
- * threads.  The gathering is now parallel (one atomic claim per entry); on
- * the 2-core development machine 0.6 N was slower than 0.3 N end to end (a
- * 32k run: 0.91 s against 0.46 s of prediction), so 0.3 N stays. */
-#define NPACT_FRACTION 0.3
+ * predicts every used slot instead (the paper's NPACT switch).  With the
+ * parallel marking of big blocks (pred_marked) the union costs about what
+ * predicting it costs, so the switch comes only when the lists' entries
+ * outnumber the slots.  (Measured before, with a serial or atomic-claim
+ * gathering: 0.3 N was the break-even on 2 to 16 threads.) */
+#define NPACT_FRACTION 1.0
 
 /* A slot's polynomial and the time its record was predicted to (NaN: not
  * since set_jp), in two cache lines: a prediction touches these and the
@@ -199,17 +197,20 @@ static inline void prefetch_slot(const simd_irr *s, int j)
     __builtin_prefetch(s->rec + (size_t)j * GPUIRR_REC, 1);
 }
 
-/* The union of the bodies ilist[] and their lists, each slot once (marked in
- * stamp), into u; returns its size.  Serial: a few ns an entry, while the
- * atomic claims of a parallel gathering measured slower than predicting
- * everybody on the GPU machine. */
-static int gather_union(simd_irr *s, int ni, const int *ilist, int *u)
+static unsigned next_epoch(simd_irr *s)
 {
     if (++s->epoch == 0) {
         memset(s->stamp, 0, sizeof *s->stamp * (size_t)s->base.nmax);
         s->epoch = 1;
     }
-    const unsigned epoch = s->epoch;
+    return s->epoch;
+}
+
+/* The union of the bodies ilist[] and their lists, each slot once (marked in
+ * stamp), into u; returns its size.  For small blocks, on one thread. */
+static int gather_union(simd_irr *s, int ni, const int *ilist, int *u)
+{
+    const unsigned epoch = next_epoch(s);
     int nu = 0;
     for (int k = 0; k < ni; k++) {
         int i = ilist[k];
@@ -223,6 +224,31 @@ static int gather_union(simd_irr *s, int ni, const int *ilist, int *u)
     return nu;
 }
 
+/* A big block, in parallel: each thread marks the slots its share of the
+ * block needs (relaxed stores of one value: no read-modify-write, no
+ * order), then a sweep over the used slots predicts the marked ones.  A
+ * serial gathering of the union measured ~300 us a block at N = 128k on the
+ * GPU machine, as long as predicting everybody. */
+static void pred_marked(simd_irr *s, int ni, const int *ilist, double t)
+{
+    const unsigned epoch = next_epoch(s);
+    const int nused = s->nused;
+    #pragma omp parallel
+    {
+        #pragma omp for schedule(static)
+        for (int k = 0; k < ni; k++) {
+            int i = ilist[k];
+            __atomic_store_n(&s->stamp[i], epoch, __ATOMIC_RELAXED);
+            const int *row = s->list + (size_t)i * s->stride;
+            for (int q = 0; q < s->nnb[i]; q++) __atomic_store_n(&s->stamp[row[q]], epoch, __ATOMIC_RELAXED);
+        }
+        /* the loop's barrier: every mark is in before the sweep */
+        #pragma omp for schedule(static)
+        for (int j = 0; j < nused; j++)
+            if (__atomic_load_n(&s->stamp[j], __ATOMIC_RELAXED) == epoch) predict_one(s, j, t);
+    }
+}
+
 static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
 {
     simd_irr *s = state(g);
@@ -232,13 +258,12 @@ static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
         simd_pred_all(g, 0, s->nused, t);
         return;
     }
-    int *u = s->bad; /* scratch of nmax ints: no firr runs meanwhile */
-    const int nu = gather_union(s, ni, ilist, u);
-    if (par_worth(nu, PRED_GRAIN)) {
-        #pragma omp parallel for schedule(static)
-        for (int k = 0; k < nu; k++) predict_one(s, u[k], t);
+    if (par_worth(work, PRED_GRAIN)) {
+        pred_marked(s, ni, ilist, t);
         return;
     }
+    int *u = s->bad; /* scratch of nmax ints: no firr runs meanwhile */
+    const int nu = gather_union(s, ni, ilist, u);
     for (int k = 0; k < nu; k++) {
         if (k + PREFETCH_AHEAD < nu) prefetch_slot(s, u[k + PREFETCH_AHEAD]);
         predict_one(s, u[k], t);

@@ -234,10 +234,11 @@ static void check_errors(const char *path, const char *what, errstat e, int nonz
 
 /* Predicted state against the Taylor series: both double; they differ in
  * operation order only, a few roundings of the largest term. */
-static void check_prediction(const char *path, gpuirr *g, const scene *sc, double t)
+/* The predicted state of the first ni active bodies and their neighbours. */
+static void check_prediction_n(const char *path, const char *what, gpuirr *g, const scene *sc, int ni, double t)
 {
     double worst = 0;
-    for (int k = 0; k < sc->ni; k++) {
+    for (int k = 0; k < ni; k++) {
         int i = sc->ilist[k];
         for (int q = -1; q < sc->nnb[i]; q++) {
             int j = q < 0 ? i : sc->list[(size_t)i * NBMAX + q];
@@ -253,8 +254,13 @@ static void check_prediction(const char *path, gpuirr *g, const scene *sc, doubl
             }
         }
     }
-    CHECK(worst <= 1e-15, "%s prediction vs double Taylor series: max error %.1e (of the sum of term magnitudes)",
-          path, worst);
+    CHECK(worst <= 1e-15, "%s prediction (%s) vs double Taylor series: max error %.1e (of the sum of term magnitudes)",
+          path, what, worst);
+}
+
+static void check_prediction(const char *path, gpuirr *g, const scene *sc, double t)
+{
+    check_prediction_n(path, "all active", g, sc, sc->ni, t);
 }
 
 static void run_firr(gpuirr *g, const scene *sc, double (*a)[3], double (*jk)[3], int *rc)
@@ -326,6 +332,19 @@ static void test_path(gpuirr_simd path, const char *name, scene *sc, rng *r)
     run_firr(g, sc, a, jk, &rc);
     CHECK(rc == 0, "%s firr after pred_act returns 0 (%s)", name, rc ? gpuirr_error(g) : "");
     check_errors(name, "vs direct double sum (pred_act)", measure(sc, t2, a, jk, &nz), nz);
+
+    /* pred_act's other two ways: a small block on one thread, and a big one
+     * marked in parallel (the NPACT switch to pred_all pushed out of reach) */
+    double t3 = t2 + 0.001, t4 = t3 + 0.001;
+    gpuirr_pred_act(g, 9, sc->ilist, t3);
+    check_prediction_n(name, "small block, serial", g, sc, 9, t3);
+    gpuirr_simd_set_npact(g, 1e9);
+    gpuirr_pred_act(g, sc->ni, sc->ilist, t4);
+    check_prediction_n(name, "big block, parallel marking", g, sc, sc->ni, t4);
+    gpuirr_simd_set_npact(g, -1.0);
+    run_firr(g, sc, a, jk, &rc);
+    CHECK(rc == 0, "%s firr after the marked pred_act returns 0 (%s)", name, rc ? gpuirr_error(g) : "");
+    check_errors(name, "vs direct double sum (marked pred_act)", measure(sc, t4, a, jk, &nz), nz);
 
     /* thread-count independence: bit for bit */
     int nthr = omp_get_max_threads();
