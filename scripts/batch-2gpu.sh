@@ -3,7 +3,8 @@
 #
 #   scripts/batch-2gpu.sh DECK1 DECK2     two runs at once, one per GPU, the
 #                                         cores split in halves, threads pinned
-#   scripts/batch-2gpu.sh --both DECK     one run over both GPUs, all cores
+#   scripts/batch-2gpu.sh --both DECK     one run over both GPUs, all cores but one
+#                                         (kept for the second GPU's host thread)
 #
 # Each run writes to $OUTROOT/<deck name>/ (default: the current folder).  A
 # folder that already holds an unfinished run (checkpoint.bin, summary.json
@@ -29,7 +30,7 @@ usage() {
 # run_one DECK GPUS FIRST_CORE NCORES: one run, pinned to cores
 # FIRST_CORE .. FIRST_CORE+NCORES-1 and the given GPUs, in the background.
 run_one() {
-    deck=$1 gpus=$2 first=$3 n=$4
+    deck=$1 gpus=$2 first=$3 n=$4 bind=$5
     name=$(basename "$deck"); name=${name%.*}
     out=$OUTROOT/$name
     ngpu=$(echo "$gpus" | tr ',' '\n' | wc -l)
@@ -39,8 +40,15 @@ run_one() {
         what="--out $out $deck"
     fi
     echo "batch-2gpu: $name on GPU $gpus, cores $first-$((first + n - 1)): $NBODY6C $what" >&2
-    # OMP_PLACES "{first}:n:1" = n single-core places from core `first`
-    CUDA_VISIBLE_DEVICES=$gpus OMP_NUM_THREADS=$n OMP_PLACES="{$first}:$n:1" OMP_PROC_BIND=close \
+    # OMP_PLACES "{first}:n:1" = n single-core places from core `first`.
+    # Not with two GPUs in one run: the second GPU's host thread would
+    # inherit the first thread's one-core binding; the team leaves it a core.
+    if [ "$bind" = 1 ]; then
+        places="OMP_PLACES={$first}:$n:1 OMP_PROC_BIND=close"
+    else
+        places="OMP_PROC_BIND=false"
+    fi
+    env CUDA_VISIBLE_DEVICES="$gpus" OMP_NUM_THREADS="$n" $places \
         "$NBODY6C" --quiet --ngpu "$ngpu" $EXTRA $what >>"$OUTROOT/$name.stdout" 2>>"$OUTROOT/$name.stderr" &
     pids="$pids $!"
 }
@@ -63,12 +71,12 @@ trap forward TERM INT
 mkdir -p "$OUTROOT"
 if [ "$1" = "--both" ]; then
     [ $# -eq 2 ] || usage
-    run_one "$2" "$GPU_A,$GPU_B" 0 "$CORES"
+    run_one "$2" "$GPU_A,$GPU_B" 0 "$((CORES > 1 ? CORES - 1 : 1))" 0
 elif [ $# -eq 2 ]; then
     half=$((CORES / 2))
     [ "$half" -ge 1 ] || half=1
-    run_one "$1" "$GPU_A" 0 "$half"
-    run_one "$2" "$GPU_B" "$half" "$half"
+    run_one "$1" "$GPU_A" 0 "$half" 1
+    run_one "$2" "$GPU_B" "$half" "$half" 1
 else
     usage
 fi
