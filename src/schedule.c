@@ -29,8 +29,8 @@ struct schedule {
     uint64_t *bits;   /* scratch of schedule_take's ordering: one bit a slot */
     /* recent times and their group positions, valid while gen is unchanged
      * (any insertion or removal of a group moves positions) */
-    struct { double t; int pos; unsigned gen; } hint[64];
-    unsigned gen;
+    struct { double t; int pos; uint64_t gen; } hint[64];
+    uint64_t gen;     /* 64 bits: never wraps within a run */
 };
 
 schedule *schedule_create(int cap)
