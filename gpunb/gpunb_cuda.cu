@@ -1029,7 +1029,7 @@ static void pack_i(GpunbCuda *c, const Geom *gm, const int *idx, const double *h
     float4 *xh = (float4 *)(c->h_i + il.xh), *xl = (float4 *)(c->h_i + il.xl), *vv = (float4 *)(c->h_i + il.v);
     int *self = (int *)(c->h_i + il.self);
     dbl4 *xd = (dbl4 *)(c->h_i + il.xd);
-#pragma omp parallel for schedule(static) if (gm->ni_pad > 4096)
+#pragma omp parallel for schedule(static) if (gm->ni_pad > 1024)
     for (int k = 0; k < gm->ni_pad; k++) {
         if (k < gm->ni) {
             float hx = (float)x[k][0], hy = (float)x[k][1], hz = (float)x[k][2];
@@ -1081,7 +1081,7 @@ static int combine_chunk(GpunbCuda *c, int n, int i0, int nbmax, double (*a)[3],
 {
     const int *offs = list_offsets(c, n, nbmax);
     int over = 0;
-#pragma omp parallel for schedule(static) reduction(+ : over) if (n > 1024)
+#pragma omp parallel for schedule(static) reduction(+ : over) if (n > 256)
     for (int k = 0; k < n; k++) {
         const int i = i0 + k;
         double sum[6] = {0, 0, 0, 0, 0, 0};
