@@ -112,7 +112,6 @@ static void encode_sim(wbuf *w, const sim *s)
 #define W_PINT(f) put_i64(w, s->p.f);
     PARAM_REALS(W_PREAL)
     PARAM_INTS(W_PINT)
-    put_i64(w, s->p.reorder); /* last: files without it read as 0 */
     sec_end(w, at);
 
     at = sec_begin(w, "SIMS", SEC_REQUIRED);
@@ -304,7 +303,6 @@ static int decode_scalars(rbuf *rp, rbuf *rs_, sim_scalars *o)
 #define R_PINT(f) o->p.f = (int)get_i64(r);
     PARAM_REALS(R_PREAL)
     PARAM_INTS(R_PINT)
-    o->p.reorder = r->len - r->pos == 8 ? (int)get_i64(r) : 0;
     if (r->bad) return -1;
     r = rs_;
     sim *s = &o->s;

@@ -33,8 +33,6 @@ static void usage(FILE *f)
         "                   always written at the end and at every early stop\n"
         "  --snapshots on|off  HDF5 snapshot every NFIX-th output and at t = 0 (default on)\n"
         "  --ks=on|off      KS regularisation of close pairs (default on)\n"
-        "  --reorder=on|off renumber the single bodies in space-filling-curve order at\n"
-        "                   every energy check, for memory locality (default off)\n"
         "  --threads N      OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
         "  --gpu=MODE       auto (default: the GPU when present), off (CPU SIMD backend),\n"
         "                   ref (CPU double-precision reference), required\n"
@@ -121,12 +119,6 @@ static void parse_args(int argc, char **argv, run_options *o)
                 exit(EXIT_BAD_INPUT);
             }
             o->ks_off = !strcmp(val, "off");
-        } else if ((val = option_value(argc, argv, &k, "--reorder"))) {
-            if (strcmp(val, "on") && strcmp(val, "off")) {
-                fprintf(stderr, "nbody6c: --reorder: expected on or off, found '%s'\n", val);
-                exit(EXIT_BAD_INPUT);
-            }
-            o->reorder = !strcmp(val, "on");
         } else if ((val = option_value(argc, argv, &k, "--snapshots"))) {
             if (strcmp(val, "on") && strcmp(val, "off")) {
                 fprintf(stderr, "nbody6c: --snapshots: expected on or off, found '%s'\n", val);

@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <omp.h>
 #include "block.h"
-#include "reorder.h"
 #include "checks.h"
 #include "ic.h"
 #include "ks.h"
@@ -83,7 +82,6 @@ sim *run_start(const deck *dk, int n, const double *m, const double (*x)[3],
     sim *s = sim_create(dk, n, m, x, v, o->nbmax, err, errlen);
     if (!s) return NULL;
     s->p.ks_off = o->ks_off; /* KS: before the start-up */
-    s->p.reorder = o->reorder;
     if (ks_open(s, dk, err, errlen)) goto fail; /* KS */
     if (open_libraries(s, o, err, errlen)) goto fail;
     s->bs = block_create(s);
@@ -94,10 +92,6 @@ sim *run_start(const deck *dk, int n, const double *m, const double (*x)[3],
     double w0 = omp_get_wtime();
     s->time = 0.0;
     if (startup_polynomials(s, err, errlen)) goto fail;
-    if (s->p.reorder && reorder_singles(s)) {
-        snprintf(err, errlen, "out of memory renumbering the bodies");
-        goto fail;
-    }
     s->tm.startup = omp_get_wtime() - w0;
     /* RSCALE and the crossing time first, then the core from the lists */
     diag dd;
@@ -274,10 +268,6 @@ static int integrate(run_ctx *c, char *err, size_t errlen)
         if (tstop == rs->tcheck) {
             nbradius_control(s, c->d.nbmean);
             ks_auto_params(s); /* KS: KZ(16) RMIN, DTMIN */
-            if (s->p.reorder && reorder_singles(s)) {
-                snprintf(err, errlen, "out of memory renumbering the bodies at t = %g", s->time);
-                return -1;
-            }
             rs->tcheck = next_multiple(tstop, s->p.dtadj);
             if (c->o->checkpoint_at_dtadj) ckpt = "energy check";
         }

@@ -25,8 +25,6 @@ typedef struct run_options {
     int no_snapshots;          /* --snapshots off */
     /* ---- KS ---- */
     int ks_off;                /* 1: no KS regularisation (comparisons, benchmarks) */
-    /* ---- memory order (reorder.h) ---- */
-    int reorder;               /* renumber the singles in Morton order at each check */
 } run_options;
 
 /* Exit codes of the program. */

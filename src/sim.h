@@ -47,8 +47,6 @@ typedef struct params {
     int fixed_radius;  /* keep every neighbour radius as set (tests: all bodies neighbours) */
     /* ---- KS (ks.h) ---- */
     int ks_off;        /* 1: no KS regularisation (benchmarks, comparisons); default 0 */
-    /* ---- memory order (reorder.h) ---- */
-    int reorder;       /* 1: singles renumbered in Morton order at every check */
 } params;
 
 typedef struct timers {

@@ -228,19 +228,19 @@ static char *log_data(const char *path)
     return o;
 }
 
-/* Compares run `name` with the uninterrupted run `ref`. */
-static void same_as_run(const char *name, const char *ref, const char *what)
+/* Compares run `name` with the reference run "ref". */
+static void same_as_reference(const char *name, const char *what)
 {
     char a[600], b[600], why[1200];
-    snprintf(a, sizeof a, "%s/%s/summary.json", dir, ref);
+    snprintf(a, sizeof a, "%s/ref/summary.json", dir);
     snprintf(b, sizeof b, "%s/%s/summary.json", dir, name);
     int nd = io_summary_diff(a, b, why, sizeof why);
     CHECK(nd == 0, "%s: summary.json equal to the uninterrupted run but for wall times (%d lines differ%s%s)",
           what, nd, nd ? ": " : "", why);
-    snprintf(a, sizeof a, "%s/%s/snap.000008.h5", dir, ref);
+    snprintf(a, sizeof a, "%s/ref/snap.000008.h5", dir);
     snprintf(b, sizeof b, "%s/%s/snap.000008.h5", dir, name);
     CHECK(same_snapshot(a, b, why, sizeof why), "%s: final snapshot bit-identical (%s)", what, why);
-    snprintf(a, sizeof a, "%s/%s/log.txt", dir, ref);
+    snprintf(a, sizeof a, "%s/ref/log.txt", dir);
     snprintf(b, sizeof b, "%s/%s/log.txt", dir, name);
     char *la = log_data(a), *lb = log_data(b);
     size_t k = 0;
@@ -250,8 +250,6 @@ static void same_as_run(const char *name, const char *ref, const char *what)
     free(la);
     free(lb);
 }
-
-static void same_as_reference(const char *name, const char *what) { same_as_run(name, "ref", what); }
 
 static int summary_has(const char *name, const char *text)
 {
@@ -265,11 +263,10 @@ static int summary_has(const char *name, const char *text)
 
 /* Starts a run of deck `dk` in folder `name`, waits for its log to pass
  * t_wait, then signals or drops a STOP file; returns the exit status. */
-static int interrupted_run_opt(const char *name, const char *opt, const char *dk, double t_wait, int sig,
-                               int *reached)
+static int interrupted_run(const char *name, const char *dk, double t_wait, int sig, int *reached)
 {
     char cmd[8192], log[600], out[600];
-    snprintf(cmd, sizeof cmd, "%s --quiet %s --out %s/%s %s", bin, opt, dir, name, dk);
+    snprintf(cmd, sizeof cmd, "%s --quiet --out %s/%s %s", bin, dir, name, dk);
     snprintf(log, sizeof log, "%s/%s/log.txt", dir, name);
     snprintf(out, sizeof out, "%s/%s.stderr", dir, name);
     pid_t pid = io_spawn(cmd, out);
@@ -291,11 +288,6 @@ static int interrupted_run_opt(const char *name, const char *opt, const char *dk
     io_out[l] = '\0';
     free(e);
     return rc;
-}
-
-static int interrupted_run(const char *name, const char *dk, double t_wait, int sig, int *reached)
-{
-    return interrupted_run_opt(name, "", dk, t_wait, sig, reached);
 }
 
 int main(void)
@@ -350,17 +342,6 @@ int main(void)
     rc = io_sh("%s --quiet --restart %s/stop/checkpoint.bin", bin, dir);
     CHECK(rc == 0, "restart after STOP (exit %d) %s", rc, io_out);
     same_as_reference("stop", "STOP + restart");
-
-    /* --reorder=on: the bodies renumbered at every check; a restart carries
-     * the setting and continues the same run */
-    rc = io_sh("%s --quiet --reorder=on --out %s/ref_ro %s", bin, dir, dk);
-    CHECK(rc == 0 && summary_has("ref_ro", "\"stop_reason\": \"tcrit\""), "--reorder=on run to t = 4 (exit %d) %s",
-          rc, io_out);
-    rc = interrupted_run_opt("stop_ro", "--reorder=on", dk, 1.3, 0, &reached);
-    CHECK(reached && rc == 0, "--reorder=on run stopped by a STOP file (exit %d): %s", rc, io_out);
-    rc = io_sh("%s --quiet --restart %s/stop_ro/checkpoint.bin", bin, dir);
-    CHECK(rc == 0, "restart of the --reorder=on run (exit %d) %s", rc, io_out);
-    same_as_run("stop_ro", "ref_ro", "--reorder=on, STOP + restart");
 
     /* KSTART = 3: a later TCRIT for a finished run (values <= 0 keep the old ones) */
     io_sh("cp -r %s/ref %s/ext", dir, dir);
