@@ -150,11 +150,11 @@ static void rebuild(schedule *q, const sim *s)
     for (int i = s->ifirst; i < s->ntot; i++) put_at(q, i, s->t0[i] + s->dt[i]);
 }
 
-double schedule_time(schedule *q, const sim *s)
+double schedule_time(schedule *q, sim *s)
 {
     if (!q->valid) {
         rebuild(q, s);
-        ((sim *)s)->cnt.schedule_fills++;
+        s->cnt.schedule_fills++;
     }
     return q->ng > 0 ? q->g[0].t : INFINITY;
 }
@@ -190,7 +190,7 @@ static void ascending(schedule *q, const int *ids, int n, int *out)
     }
 }
 
-int schedule_take(schedule *q, const sim *s, int *act)
+int schedule_take(schedule *q, sim *s, int *act)
 {
     if (schedule_time(q, s) == INFINITY) return 0;
     group first = q->g[0];

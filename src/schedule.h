@@ -17,12 +17,12 @@ void schedule_free(schedule *q);
 void schedule_reset(schedule *q);
 
 /* The next block time: the smallest t0 + dt over bodies [ifirst, ntot). */
-double schedule_time(schedule *q, const sim *s);
+double schedule_time(schedule *q, sim *s);
 
 /* Takes the bodies due at the next block time out of the schedule, into
  * act in ascending slot order (so a block's order does not depend on its
  * history).  Returns their number. */
-int schedule_take(schedule *q, const sim *s, int *act);
+int schedule_take(schedule *q, sim *s, int *act);
 
 /* Puts body i back at its (new) t0 + dt. */
 void schedule_put(schedule *q, const sim *s, int i);

@@ -58,7 +58,7 @@ typedef struct timers {
 typedef struct counters {
     int64_t steps_irr, steps_reg, blocks;
     int64_t nb_overflow_retries;
-    int64_t blocks_regular, schedule_fills;
+    int64_t blocks_regular, schedule_fills; /* schedule_fills: full rebuilds of the schedule */
 } counters;
 
 typedef struct sim {
