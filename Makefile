@@ -92,7 +92,7 @@ run:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all
 	$(BIN)/nbody6c --out nbody6c-run --force input/default-imf-4096-t10.deck
-	@echo "results: nbody6c-run/ (log.txt, summary.json, snap.*.h5, checkpoint.bin)"
+	@echo "results: nbody6c-run/ (log.txt, summary.json, profile.txt, snap.*.h5, checkpoint.bin)"
 
 bench: all
 	scripts/bench-cpu.sh

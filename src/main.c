@@ -21,7 +21,7 @@ static void usage(FILE *f)
         "options:\n"
         "  --out DIR        output folder (default nbody6c-run; with --restart the\n"
         "                   checkpoint's folder): log.txt, summary.json, snap.NNNNNN.h5,\n"
-        "                   checkpoint.bin\n"
+        "                   checkpoint.bin, profile.txt\n"
         "  --force          overwrite an earlier run in DIR\n"
         "  --ic FILE        bodies for KZ(22) = 2 or 3: an nbody6c HDF5 snapshot or a text\n"
         "                   file of \"m x y z vx vy vz\" lines (default fort.10)\n"
