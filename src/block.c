@@ -398,6 +398,22 @@ static void correct_regular(sim *s, block_scratch *b, int q, double t, double rs
     if (!s->p.fixed_radius) s->rs[i] = nbradius_update(s, i, nnb0, DTR, rsfac, b->ovf[q]);
 }
 
+/* Every member's new step must be a positive number: a non-finite force
+ * would otherwise give a step that no block time ever reaches (or a NaN
+ * block time), and the run would go on without moving. */
+static int check_steps(const sim *s, const block_scratch *b, double t, char *err, size_t errlen)
+{
+    for (int k = 0; k < b->nact; k++) {
+        int i = b->act[k];
+        if (isfinite(s->dt[i]) && s->dt[i] > 0.0 && isfinite(s->x0[i][0] + s->x0[i][1] + s->x0[i][2]))
+            continue;
+        snprintf(err, errlen, "body %d (slot %d) at t = %.17g: non-finite state or step (dt = %g, x = %g %g %g)",
+                 s->name[i], i, t, s->dt[i], s->x0[i][0], s->x0[i][1], s->x0[i][2]);
+        return -1;
+    }
+    return 0;
+}
+
 static void send_corrected(sim *s, block_scratch *b)
 {
     int n = b->nact;
@@ -521,6 +537,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     }
 
     /* 4. hand the corrected bodies to both libraries, reschedule */
+    if (check_steps(s, b, t, err, errlen)) return -1;
     send_corrected(s, b);
     s->cnt.steps_irr += b->nact;
     s->cnt.blocks++;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "block.h"
 #include "check.h"
 #include "hermite.h"
 #include "predict.h"
@@ -218,6 +219,33 @@ static void test_threads(void)
     run_end(b);
 }
 
+/* ---- a body whose state turns non-finite stops the run with its name ---- */
+
+static void test_nonfinite_stop(void)
+{
+    sim *s = plummer_sim(256, 0.125);
+    CHECK(s != NULL, "a 256-body run to t = 0.125");
+    if (!s) return;
+    /* the body due first gets a NaN velocity: its corrected state is NaN */
+    double t = block_next_time(s, s->bs);
+    int bad = -1;
+    for (int i = s->ifirst; i < s->ntot && bad < 0; i++)
+        if (s->t0[i] + s->dt[i] == t) bad = i;
+    CHECK(bad >= 0, "a body is due at the next block time %.17g", t);
+    if (bad < 0) {
+        run_end(s);
+        return;
+    }
+    s->v0[bad][0] = NAN;
+    char err[1024] = "";
+    int rc = run_advance(s, 0.25, err, sizeof err);
+    char want[64];
+    snprintf(want, sizeof want, "body %d ", s->name[bad]);
+    CHECK(rc == -1 && strstr(err, want) && strstr(err, "non-finite"),
+          "a NaN state stops the run with a message naming the body (rc %d): %s", rc, err);
+    run_end(s);
+}
+
 /* ---- the 1k sample deck against NBODY6 ----------------------------------- */
 
 static void test_sample_deck(void)
@@ -251,6 +279,7 @@ int main(void)
     test_eta_scaling();
     test_ac_vs_hermite();
     test_threads();
+    test_nonfinite_stop();
     test_sample_deck();
     return check_done();
 }
