@@ -78,9 +78,16 @@ void block_free(block_scratch *b)
 
 /* ---- profile by block size --------------------------------------------- */
 
-static const char *const phase_names[BLOCK_PROF_PHASES] = {
-    "between", "schedule", "ks_advance", "predict", "firr", "corr", "regf", "firr_new",
-    "corr_reg", "send", "ks_end"};
+/* The phases of a block step, in profile order: one list for the enum and
+ * the names. */
+#define BLOCK_PHASES(X) X(BETWEEN, "between") X(SCHED, "schedule") X(KSADV, "ks_advance") \
+    X(PRED, "predict") X(FIRR, "firr") X(CORR, "corr") X(REGF, "regf") X(FIRR_NEW, "firr_new") \
+    X(CORR_REG, "corr_reg") X(SEND, "send") X(KSEND, "ks_end")
+#define PHASE_ENUM(id, name) PH_##id,
+#define PHASE_NAME(id, name) name,
+enum { BLOCK_PHASES(PHASE_ENUM) PH_COUNT };
+_Static_assert((int)PH_COUNT == (int)BLOCK_PROF_PHASES, "block.h's BLOCK_PROF_PHASES counts the phases");
+static const char *const phase_names[BLOCK_PROF_PHASES] = {BLOCK_PHASES(PHASE_NAME)};
 
 /* bucket of a block of n members: 1, 2-8, 9-64, ..., and the rest */
 static int prof_bucket(int n)
@@ -435,9 +442,6 @@ static void send_corrected(sim *s, block_scratch *b)
     gpunb_set_jp(s->nb, n, b->act, b->tj, (const double(*)[3])x, (const double(*)[3])v,
                  (const double(*)[3])a, (const double(*)[3])j, m);
 }
-
-enum { PH_BETWEEN, PH_SCHED, PH_KSADV, PH_PRED, PH_FIRR, PH_CORR, PH_REGF, PH_FIRR_NEW, PH_CORR_REG,
-       PH_SEND, PH_KSEND };
 
 /* Adds this block's phase times to the profile and to the run's timers. */
 static void account_block(sim *s, block_scratch *b, const double *ph, int nact, int nreg)
