@@ -152,6 +152,11 @@ static void encode_run(wbuf *w, const run_state *rs)
     put_i64(w, rs->last.nc);
     put_u32(w, NLAGR);
     for (int k = 0; k < NLAGR; k++) put_f64(w, rs->last.rlagr[k]);
+    /* error control, last: files without it read as "no check yet" */
+    put_f64(w, rs->echeck);
+    put_i64(w, rs->qe_repeats);
+    put_f64(w, rs->etai0);
+    put_f64(w, rs->etar0);
     sec_end(w, at);
 }
 
@@ -187,6 +192,16 @@ static void encode_ks(wbuf *w, const sim *s)
     sec_end(w, at);
 }
 
+/* The energy ledger (ledger.h), optional: a file without it, or from a build
+ * with another ledger layout, starts the ledger afresh. */
+static void encode_ledger(wbuf *w, const sim *s)
+{
+    size_t at = sec_begin(w, "LEDG", 0);
+    put_u32(w, (uint32_t)sizeof(ledger));
+    put(w, &s->led, sizeof(ledger));
+    sec_end(w, at);
+}
+
 unsigned char *checkpoint_encode(const sim *s, const deck *dk, const run_state *rs, size_t *len)
 {
     wbuf w = {0};
@@ -194,12 +209,13 @@ unsigned char *checkpoint_encode(const sim *s, const deck *dk, const run_state *
     put_u32(&w, CHECKPOINT_VERSION);
     put_u32(&w, BOM);
     put_u32(&w, HEADER_SIZE);
-    put_u32(&w, s->ks ? 7 : 6); /* sections */
+    put_u32(&w, s->ks ? 8 : 7); /* sections */
     put_i64(&w, 0); /* file length, set below */
     encode_deck(&w, dk);
     encode_sim(&w, s);
     encode_run(&w, rs);
     if (s->ks) encode_ks(&w, s);
+    encode_ledger(&w, s);
     put(&w, CHECKPOINT_TRAILER, 8);
     put_i64(&w, 0);
     if (w.oom) {
@@ -249,6 +265,17 @@ static void get(rbuf *r, void *d, size_t n)
 static uint32_t get_u32(rbuf *r) { uint32_t v; get(r, &v, 4); return v; }
 static int64_t get_i64(rbuf *r) { int64_t v; get(r, &v, 8); return v; }
 static double get_f64(rbuf *r) { double v; get(r, &v, 8); return v; }
+
+static void decode_ledger(rbuf *r, sim *s)
+{
+    ledger l;
+    if (get_u32(r) != sizeof(ledger)) return;
+    get(r, &l, sizeof l);
+    if (r->bad || r->pos != r->len) return;
+    l.exact = 0; /* an option of the process, not of the run */
+    s->led = l;
+}
+
 
 typedef struct section {
     char tag[5];
@@ -329,6 +356,14 @@ static int decode_run(rbuf *r, run_state *rs)
     rs->last.nc = (int)get_i64(r);
     if (get_u32(r) != NLAGR) return -1;
     for (int k = 0; k < NLAGR; k++) rs->last.rlagr[k] = get_f64(r);
+    if (!r->bad && r->len - r->pos >= 32) {
+        rs->echeck = get_f64(r);
+        rs->qe_repeats = get_i64(r);
+        rs->etai0 = get_f64(r);
+        rs->etar0 = get_f64(r);
+    } else {
+        rs->echeck = rs->last.etot;
+    }
     return r->bad ? -1 : 0;
 }
 
@@ -435,8 +470,8 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
             break;
         }
         int known = 0;
-        const char *tags[] = {"DECK", "PARM", "SIMS", "BODY", "LIST", "RUNS", "KSST"};
-        for (int q = 0; q < 7; q++) known |= !memcmp(tag, tags[q], 4);
+        const char *tags[] = {"DECK", "PARM", "SIMS", "BODY", "LIST", "RUNS", "KSST", "LEDG"};
+        for (int q = 0; q < 8; q++) known |= !memcmp(tag, tags[q], 4);
         if (known && ns < 32) {
             memcpy(sec[ns].tag, tag, 4);
             sec[ns].tag[4] = '\0';
@@ -503,6 +538,8 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
         sim_free(s);
         return NULL;
     }
+    int led = find_section(sec, ns, "LEDG");
+    if (led >= 0) decode_ledger(&sec[led].body, s);
     /* KS: a fresh state from the deck, then the saved pairs */
     int ks = find_section(sec, ns, "KSST");
     if (ks_open(s, dk, err, errlen)) {

@@ -53,6 +53,10 @@ typedef struct run_state {
     double de_sum_abs, de_last;
     int64_t log_bytes;       /* length of log.txt that belongs to this state */
     diag last;               /* the last measurement (summary, progress) */
+    /* ---- NBODY6's error control (check.f; run.c) ---- */
+    double echeck;           /* E at the last energy check that passed */
+    int64_t qe_repeats;      /* consecutive failed checks repeated with KZ(2) = 2 */
+    double etai0, etar0;     /* the ETAs KZ(17) may return to */
 } run_state;
 
 /* DIR/checkpoint.bin */

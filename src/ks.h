@@ -59,6 +59,11 @@ double ks_measure_potential(sim *s, const double (*x)[3], double *ebin);
  * (resolved) and unperturbed (point) models so far (0 without KS). */
 double ks_energy_booked(const sim *s);
 
+/* Sum over the pairs of mu (h_state - h_int) at time t: the KS steps'
+ * inconsistency between the orbit and the integrated energy, which a
+ * termination turns into a jump of the measured energy (ledger.h). */
+double ks_pending_inconsistency(const sim *s, double t);
+
 /* The total energy at s->time as the energy check computes it, without the
  * check's side effects. */
 double ks_total_energy(sim *s);

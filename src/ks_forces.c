@@ -315,7 +315,25 @@ void ks_book_mode(sim *s, int k, int was_resolved, int now_resolved, double t)
     if (was_resolved == now_resolved) return;
     double w = tidal_energy(s, k, t);
     /* measure(before) + etide(before) = measure(after) + etide(after) */
-    s->ks->etide += was_resolved ? w : -w;
+    double booked = was_resolved ? w : -w;
+    s->ks->etide += booked;
+    const ks_orbit *o = &s->ks->pair[k].o;
+    ledger_record(&s->led, LED_TIDE, t, s->name[2 * k], s->name[2 * k + 1], booked,
+                  ks_orbit_semi(o), ks_orbit_ecc(o), o->gamma);
+}
+
+double ks_pending_inconsistency(const sim *s, double t)
+{
+    if (!s->ks) return 0.0;
+    double sum = 0.0;
+    for (int k = 0; k < s->npairs; k++) {
+        const ks_orbit *o = &s->ks->pair[k].o;
+        double m1 = s->m[2 * k], m2 = s->m[2 * k + 1], q[3], qd[3];
+        double h = ks_orbit_predict_h(o, t, q, qd);
+        double hs = 0.5 * dot3(qd, qd) - o->m / sqrt(dot3(q, q));
+        sum += m1 * m2 / o->m * (hs - h);
+    }
+    return sum;
 }
 
 double ks_total_energy(sim *s)

@@ -32,6 +32,8 @@ typedef struct ks_state {
     int check_jumps;     /* tests: measure the energy before and after every event */
     double jump_max;     /* the largest |dE/E| over one event so far */
     double etide;        /* tidal energy booked at changes of model (ks_forces.c) */
+    double last_jump;    /* the local energy change of the last ks_form / ks_terminate */
+    double last_a, last_ecc, last_gamma; /* that pair's orbit (the ledger's event record) */
     int *map;            /* relabelling scratch, s->cap entries */
     int *tmp;            /* list scratch, 2 s->nbmax entries */
     unsigned char *dirty; /* slots whose polynomial or list the libraries must get again */

@@ -49,7 +49,7 @@ static const kz_info KZ_INFO[DECK_NKZ + 1] = {
             CLASS_REFUSED, NULL},
     [15] = {"triple/quad/chain search", CLASS_REFUSED, NULL},
     [16] = {"automatic RMIN, DTMIN, ECLOSE", CLASS_VALUES, NULL},
-    [17] = {"automatic ETAI/ETAR from QE", CLASS_REFUSED, NULL},
+    [17] = {"automatic ETAI/ETAR from QE (2: ETAU too at a KZ(2) = 2 repeat)", CLASS_VALUES, NULL},
     [18] = {"hierarchical systems", CLASS_REFUSED, NULL},
     [19] = {"mass loss / stellar evolution", CLASS_REFUSED, NULL},
     [20] = {"IMF (0 power law, 1 Scalo, 2/4 KTG93, 6/7 Kroupa 2001)", CLASS_VALUES, NULL},
@@ -95,11 +95,13 @@ static kz_status status_by_value(int k, int v)
     case 47: /* (NBODY6++'s snapshot interval: nbody6c uses DELTAT and NFIX) */
         return v >= 0 ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 2: /* 1: checkpoint at every output; 2 adds NBODY6's automatic restart */
-        return v == 0 || v == 1 ? KZ_IMPLEMENTED : v == 2 ? KZ_NOT_ACTIVE_YET : KZ_REFUSED;
+        return v >= 0 && v <= 2 ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 5: /* 0 uniform sphere, 1 Plummer */
         return (v == 0 || v == 1) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 7: /* Lagrangian radii are always written */
         return v >= 0 ? KZ_IMPLEMENTED : KZ_REFUSED;
+    case 17: /* ETAI, ETAR steered from QE at every check (run.c, check.f) */
+        return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 16: /* RMIN, DTMIN from the core density at every energy check (ks_auto_params) */
         return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 20: /* only the power law */
@@ -153,7 +155,9 @@ static void refusal_reason(int k, char *buf, size_t len)
     case 7:
         snprintf(buf, len, "%s: negative values have no meaning (refused); use 0 or more", meaning);
         return;
+    case 2:
     case 16:
+    case 17:
         snprintf(buf, len, "%s: only 0..2 are accepted (refused)", meaning);
         return;
     case 20:

@@ -33,6 +33,8 @@ static void usage(FILE *f)
         "                   always written at the end and at every early stop\n"
         "  --snapshots on|off  HDF5 snapshot every NFIX-th output and at t = 0 (default on)\n"
         "  --ks=on|off      KS regularisation of close pairs (default on)\n"
+        "  --energy-audit   measure the whole energy before and after every KS event\n"
+        "                   (O(N^2) each; the ledger in log.txt is then exact)\n"
         "  --threads N      OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
         "  --gpu=MODE       auto (default: the GPU when present), off (CPU SIMD backend),\n"
         "                   ref (CPU double-precision reference), required\n"
@@ -111,6 +113,8 @@ static void parse_args(int argc, char **argv, run_options *o)
                 exit(EXIT_BAD_INPUT);
             }
             o->checkpoint_every = v > 0.0 ? v : -1.0;
+        } else if (!strcmp(a, "--energy-audit")) {
+            o->energy_audit = 1;
         } else if (!strcmp(a, "--checkpoint-dtadj")) {
             o->checkpoint_at_dtadj = 1;
         } else if ((val = option_value(argc, argv, &k, "--ks"))) {

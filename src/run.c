@@ -82,6 +82,7 @@ sim *run_start(const deck *dk, int n, const double *m, const double (*x)[3],
     sim *s = sim_create(dk, n, m, x, v, o->nbmax, err, errlen);
     if (!s) return NULL;
     s->p.ks_off = o->ks_off; /* KS: before the start-up */
+    s->led.exact = o->energy_audit;
     if (ks_open(s, dk, err, errlen)) goto fail; /* KS */
     if (open_libraries(s, o, err, errlen)) goto fail;
     s->bs = block_create(s);
@@ -248,6 +249,115 @@ static int advance_checked(run_ctx *c, double t, char *err, size_t errlen)
     return rc;
 }
 
+static int rebuild_libraries(sim *s, const run_options *o, char *err, size_t errlen);
+
+/* ---- NBODY6's energy-error control (check.f; ALGORITHMS-CHAIN.md §5) ----
+ * Every energy check compares E with the last check that passed, relative to
+ * max(T, |E|) as NBODY6's DE.  Above QE: a line on stderr.  At 5 QE or more:
+ * the run halts (exit 1, the last good checkpoint kept), or with KZ(2) = 2
+ * the interval is repeated from the checkpoint of the last good check with
+ * ETAI, ETAR halved (ETAU too with KZ(17) > 1) and DTMIN × √½, at most
+ * twice in a row.  KZ(17) >= 1 steers ETAI and ETAR from QE at every check
+ * that passes. */
+
+static double qe_error(const run_ctx *c)
+{
+    double e = c->d.etot;
+    return (e - c->rs.echeck) / fmax(c->d.kin, fabs(e));
+}
+
+/* KZ(17): the ETAs follow the error (check.f), never above their start. */
+static void tune_etas(run_ctx *c, double de)
+{
+    sim *s = c->s;
+    double qe = s->p.qe, ade = fabs(de), fi = 1.0, fr = 1.0, fd = 1.0;
+    if (ade > qe) {
+        fi = fr = sqrt(qe / ade);
+        fd = sqrt(fi);
+    } else if (ade < 0.2 * qe) {
+        fi = fmin(1.2, c->rs.etai0 / s->p.etai);
+        fr = fmin(1.2, c->rs.etar0 / s->p.etar);
+    }
+    if (fi == 1.0 && fr == 1.0) return;
+    s->p.etai = c->dk.etai = s->p.etai * fi;
+    s->p.etar = c->dk.etar = s->p.etar * fr;
+    s->p.dtmin = c->dk.dtmin = s->p.dtmin * fd;
+    s->smin *= fd;
+    runlog_note(&c->lg, "KZ(17): |dE| %.3e against QE %g: ETAI %.5g  ETAR %.5g  DTMIN %.4g", ade, qe,
+                s->p.etai, s->p.etar, s->p.dtmin);
+}
+
+/* KZ(2) = 2: back to the last good check with smaller steps. */
+static int repeat_interval(run_ctx *c, double de, char *err, size_t errlen)
+{
+    deck saved;
+    run_state rs;
+    double tfail = c->s->time;
+    int64_t reps = c->rs.qe_repeats + 1;
+    sim *s = checkpoint_read(c->ckpt_path, &saved, &rs, err, errlen);
+    if (!s) return -1;
+    run_end(c->s);
+    c->s = s;
+    c->dk = saved;
+    c->rs = rs;
+    c->d = rs.last;
+    s->led.exact = c->o->energy_audit;
+    if (rebuild_libraries(s, c->o, err, errlen)) return -1;
+    /* the log keeps the failed interval's lines; its sums go back */
+    c->lg.e0 = rs.e0;
+    c->lg.eprev = rs.eprev;
+    c->lg.de_sum_abs = rs.de_sum_abs;
+    c->lg.de_last = rs.de_last;
+    s->p.etai = c->dk.etai = 0.5 * s->p.etai;
+    s->p.etar = c->dk.etar = 0.5 * s->p.etar;
+    if (c->dk.kz[17] > 1) s->p.etau = c->dk.etau = 0.5 * s->p.etau;
+    s->p.dtmin = c->dk.dtmin = s->p.dtmin * sqrt(0.5);
+    s->smin *= sqrt(0.5);
+    c->rs.qe_repeats = reps;
+    fprintf(stderr, "\nnbody6c: t = %g: |dE| = %.3e is above 5 QE = %.3g; KZ(2) = 2: repeating "
+            "from t = %g with ETAI %.5g, ETAR %.5g, ETAU %.5g (repeat %lld of 2)\n", tfail, fabs(de),
+            5.0 * s->p.qe, s->time, s->p.etai, s->p.etar, s->p.etau, (long long)reps);
+    runlog_note(&c->lg, "energy check at t = %.10g failed: |dE| = %.3e >= 5 QE = %.3g; KZ(2) = 2: "
+                "the interval is repeated from t = %.10g with ETAI %.5g  ETAR %.5g  ETAU %.5g  "
+                "DTMIN %.4g (repeat %lld of 2)", tfail, fabs(de), 5.0 * s->p.qe, s->time,
+                s->p.etai, s->p.etar, s->p.etau, s->p.dtmin, (long long)reps);
+    return write_checkpoint(c, "repeat, KZ(2) = 2", err, errlen);
+}
+
+/* At an energy check: 0 go on, 1 halt (c->stop set), 2 the state was
+ * reloaded (repeat), -1 error. */
+static int energy_control(run_ctx *c, int *ckpt_due, char *err, size_t errlen)
+{
+    sim *s = c->s;
+    double de = qe_error(c), qe = s->p.qe;
+    if (!(qe > 0.0)) {
+        c->rs.echeck = c->d.etot;
+        return 0;
+    }
+    if (fabs(de) > qe && fabs(de) < 5.0 * qe)
+        fprintf(stderr, "\nnbody6c: t = %g: energy check |dE| = %.3e is above QE = %g\n", s->time,
+                fabs(de), qe);
+    if (fabs(de) < 5.0 * qe) {
+        c->rs.echeck = c->d.etot;
+        c->rs.qe_repeats = 0;
+        if (c->dk.kz[17] >= 1) tune_etas(c, de);
+        if (c->dk.kz[2] >= 2) *ckpt_due = 1; /* the state a repeat goes back to */
+        return 0;
+    }
+    if (c->dk.kz[2] >= 2 && c->rs.qe_repeats < 2) return repeat_interval(c, de, err, errlen) ? -1 : 2;
+    struct stat st;
+    char last[4400] = "no checkpoint was written before it";
+    if (stat(c->ckpt_path, &st) == 0)
+        snprintf(last, sizeof last, "the last good state is kept in %s", c->ckpt_path);
+    fprintf(stderr, "\nnbody6c: t = %g: energy check |dE| = %.3e is above 5 QE = %.3g: calculations "
+            "halted%s; %s\n", s->time, fabs(de), 5.0 * qe,
+            c->dk.kz[2] >= 2 ? " after two repeats" : " (KZ(2) = 2 would repeat the interval)", last);
+    runlog_note(&c->lg, "energy check at t = %.10g: |dE| = %.3e >= 5 QE = %.3g: calculations halted",
+                s->time, fabs(de), 5.0 * qe);
+    c->stop = STOP_ENERGY;
+    return 1;
+}
+
 /* Checks at DTADJ, outputs at DELTAT (a snapshot every NFIX-th), NCRIT,
  * checkpoints at outputs (KZ(2) >= 1) or checks (--checkpoint-at-dtadj). */
 static int integrate(run_ctx *c, char *err, size_t errlen)
@@ -265,7 +375,8 @@ static int integrate(run_ctx *c, char *err, size_t errlen)
             return -1;
         }
         const char *ckpt = NULL;
-        if (tstop == rs->tcheck) {
+        int is_check = tstop == rs->tcheck;
+        if (is_check) {
             nbradius_control(s, c->d.nbmean);
             ks_auto_params(s); /* KS: KZ(16) RMIN, DTMIN */
             rs->tcheck = next_multiple(tstop, s->p.dtadj);
@@ -280,7 +391,20 @@ static int integrate(run_ctx *c, char *err, size_t errlen)
             snap = rs->nout % nfix == 0;
             if (c->dk.kz[2] >= 1) ckpt = "output, KZ(2)";
         }
-        runlog_check(&c->lg, s, &c->d, 0);
+        ledger_interval li;
+        ledger_close(&s->led, c->d.etot - c->lg.eprev, ks_pending_inconsistency(s, s->time), &li);
+        runlog_check(&c->lg, s, &c->d, &li, 0);
+        s->led.nitop = 0;
+        if (is_check) {
+            int due = 0, q = energy_control(c, &due, err, errlen);
+            if (q < 0) return -1;
+            if (q == 1) return 0;
+            if (q == 2) {
+                s = c->s; /* reloaded */
+                continue;
+            }
+            if (due) ckpt = "energy check, KZ(2) = 2";
+        }
         runlog_progress(&c->lg, s, &c->d);
         if (snap && write_snapshot(c, rs->nsnap + 1, err, errlen)) return -1;
         /* N is constant until escapers are removed, so this cannot fire yet
@@ -318,9 +442,19 @@ static int finish(run_ctx *c, char *err, size_t errlen)
         runlog_note(&c->lg, "stopped at t = %.17g: %s", c->s->time, why);
         c->lg.stop_reason = why;
     }
-    if (write_checkpoint(c, c->stop == STOP_TCRIT ? "end" : why, err, errlen)) return -1;
+    if (c->s->led.ntop > 0 && c->lg.log) {
+        runlog_note(&c->lg, "largest energy events of the run (ledger; dE relative to |E0|):");
+        ledger_print_events(c->lg.log, "#   ", c->s->led.top, c->s->led.ntop, fabs(c->lg.e0));
+    }
+    if (c->stop != STOP_ENERGY &&
+        write_checkpoint(c, c->stop == STOP_TCRIT ? "end" : why, err, errlen)) return -1;
     if (runlog_summary(&c->lg, c->dir, c->s, &c->d, err, errlen)) return -1;
     write_block_profile(c);
+    if (c->stop == STOP_ENERGY) {
+        snprintf(err, errlen, "stopped at t = %.6g: energy error above 5 QE (log.txt has the "
+                 "interval's largest events)", c->s->time);
+        return -1;
+    }
     if (c->stop != STOP_TCRIT)
         fprintf(stderr, "nbody6c: stopped at t = %.6g (%s); continue with: nbody6c --restart %s\n",
                 c->s->time, why, c->ckpt_path);
@@ -391,10 +525,17 @@ int run_deck(const deck *dk, const run_options *o)
         return o->gpu.mode == GPUNB_REQUIRED ? EXIT_BAD_INPUT : EXIT_RUN_FAILURE;
     }
     if (runlog_open(&c.lg, dir, c.s, o->deck_path, dk->notes, err, sizeof err) == 0) {
-        runlog_check(&c.lg, c.s, &c.d, 1);
+        ledger_start(&c.s->led, ks_pending_inconsistency(c.s, c.s->time));
+        runlog_check(&c.lg, c.s, &c.d, NULL, 1);
+        c.rs.echeck = c.d.etot;
+        c.rs.etai0 = c.s->p.etai;
+        c.rs.etar0 = c.s->p.etar;
         c.rs.tcheck = next_multiple(0.0, c.s->p.dtadj);
         c.rs.tout = next_multiple(0.0, c.s->p.deltat);
-        if (write_snapshot(&c, 0, err, sizeof err) == 0) return run_ctx_go(&c);
+        /* KZ(2) = 2 repeats a failed interval from the last good check: t = 0 is one */
+        if (write_snapshot(&c, 0, err, sizeof err) == 0 &&
+            (dk->kz[2] < 2 || write_checkpoint(&c, "start, KZ(2) = 2", err, sizeof err) == 0))
+            return run_ctx_go(&c);
     }
     fprintf(stderr, "\nnbody6c: %s\n", err);
     runlog_close(&c.lg);
@@ -503,6 +644,9 @@ int run_restart(const deck *rd, const run_options *o)
     c.s = s;
     c.rs = rs;
     c.d = rs.last;
+    if (!(c.rs.etai0 > 0.0)) c.rs.etai0 = s->p.etai; /* a checkpoint from before KZ(17) */
+    if (!(c.rs.etar0 > 0.0)) c.rs.etar0 = s->p.etar;
+    s->led.exact = o->energy_audit;
     if (rebuild_libraries(s, o, err, sizeof err)) {
         fprintf(stderr, "nbody6c: %s\n", err);
         run_end(s);

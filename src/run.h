@@ -25,6 +25,7 @@ typedef struct run_options {
     int no_snapshots;          /* --snapshots off */
     /* ---- KS ---- */
     int ks_off;                /* 1: no KS regularisation (comparisons, benchmarks) */
+    int energy_audit;          /* every event measured by the whole energy (ledger.h) */
 } run_options;
 
 /* Exit codes of the program. */

@@ -20,6 +20,7 @@ const char *runctl_reason_name(stop_reason r)
     case STOP_TCOMP: return "tcomp";
     case STOP_FILE: return "stop-file";
     case STOP_NCRIT: return "ncrit";
+    case STOP_ENERGY: return "energy-error";
     default: return "";
     }
 }

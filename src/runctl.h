@@ -12,10 +12,12 @@ typedef enum stop_reason {
     STOP_SIGINT,
     STOP_TCOMP,      /* wall-time limit of the deck's line 1 */
     STOP_FILE,       /* a file named STOP appeared in the run folder */
-    STOP_NCRIT       /* fewer than NCRIT bodies remain */
+    STOP_NCRIT,      /* fewer than NCRIT bodies remain */
+    STOP_ENERGY      /* an energy check failed 5 QE (NBODY6's "CALCULATIONS HALTED") */
 } stop_reason;
 
-/* "tcrit", "sigterm", "sigint", "tcomp", "stop-file", "ncrit" ("" for none). */
+/* "tcrit", "sigterm", "sigint", "tcomp", "stop-file", "ncrit", "energy-error"
+ * ("" for none). */
 const char *runctl_reason_name(stop_reason r);
 
 /* SIGTERM and SIGINT set a flag (the loop stops at the next block boundary

@@ -22,8 +22,9 @@ typedef struct runlog {
 /* Opens DIR/log.txt (already checked by the caller) and writes the header. */
 int runlog_open(runlog *r, const char *dir, const sim *s, const char *deck_path,
                 const char *notes, char *err, size_t errlen);
-/* Records one check (first = the t = 0 line). */
-void runlog_check(runlog *r, const sim *s, const diag *d, int first);
+/* Records one check (first = the t = 0 line); li: the interval's energy
+ * ledger (NULL at the first). */
+void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval *li, int first);
 void runlog_progress(const runlog *r, const sim *s, const diag *d);
 int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d,
                    char *err, size_t errlen);

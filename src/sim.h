@@ -35,6 +35,7 @@
 #include "deck.h"
 #include "gpunb.h"
 #include "gpuirr.h"
+#include "ledger.h"
 
 typedef double vec3[3];
 
@@ -110,6 +111,10 @@ typedef struct sim {
     /* ---- KS (ks.h, ks_state.h; owned by the ks_*.c modules) ---- */
     struct ks_state *ks;    /* the pairs, their orbits and perturbers, counters */
     double rhod;            /* core density in units of M/RSCALE^3 (checks.c; KZ(16)) */
+
+    /* where the energy goes (ledger.h): events recorded by the modules that
+     * make them, intervals closed by run.c at every energy check */
+    ledger led;
 } sim;
 
 /* Allocates a run for n bodies (masses, positions, velocities copied) with

@@ -425,16 +425,16 @@ static void test_restart(void)
 {
     deck d;
     char err[512];
-    int rc = parse("5 100.0\n1.0 2.0 0 0 10.0 1.0E-5 2 2 DTADJ ... KZ(J)\n"
+    int rc = parse("5 100.0\n1.0 2.0 0 0 10.0 1.0E-5 10 2 DTADJ ... KZ(J)\n"
                    "0.01 0.02 0.1 -1 0 5 ETAI ... NCRIT\n" L3,
                    &d, err, sizeof err);
     CHECK(rc == 0 && d.kstart == 5 && d.tcomp == 100.0 && d.has_restart_times &&
               d.r_dtadj == 1.0 && d.r_deltat == 2.0 && d.r_tadj == 0 && d.r_tnext == 0 &&
-              d.r_tcrit == 10.0 && d.r_qe == 1.0e-5 && d.r_j == 2 && d.r_kzj == 2 &&
+              d.r_tcrit == 10.0 && d.r_qe == 1.0e-5 && d.r_j == 10 && d.r_kzj == 2 &&
               d.has_restart_accuracy && d.r_etai == 0.01 && d.r_etar == 0.02 && d.r_etau == 0.1 &&
               d.r_dtmin == -1 && d.r_rmin == 0 && d.r_ncrit == 5 && d.n == 0,
           "KSTART = 5 reads the times line then the accuracy line (%s)", rc ? err : "ok");
-    CHECK(strstr(d.notes, "KZ(2) = 2") != NULL, "the restart's KZ(J) is noted: %s", d.notes);
+    CHECK(strstr(d.notes, "KZ(10) = 2") != NULL, "the restart's KZ(J) is noted: %s", d.notes);
 
     rc = parse("3 100.0\n1.0 2.0 0 0 10.0 1.0E-5 0 0\n", &d, err, sizeof err);
     CHECK(rc == 0 && d.has_restart_times && !d.has_restart_accuracy && d.r_tcrit == 10.0,
@@ -457,7 +457,7 @@ static void test_policy(void)
             zero_ok = 0;
     CHECK(zero_ok, "KZ(k) = 0 is accepted for every k");
 
-    static const int refused[] = {8,  11, 13, 14, 15, 17, 18, 19, 23, 24, 25, 26, 27, 28,
+    static const int refused[] = {8,  11, 13, 14, 15, 18, 19, 23, 24, 25, 26, 27, 28,
                                   29, 30, 31, 32, 34, 35, 37, 38, 39, 41, 43, 49};
     int ref_ok = 1;
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
@@ -473,7 +473,9 @@ static void test_policy(void)
     CHECK(diag_ok, "the diagnostics options are diagnostics-only");
 
     CHECK(kz_status_of(1, 1) == KZ_IMPLEMENTED && kz_status_of(1, -1) == KZ_REFUSED &&
-              kz_status_of(2, 1) == KZ_IMPLEMENTED && kz_status_of(2, 2) == KZ_NOT_ACTIVE_YET &&
+              kz_status_of(2, 1) == KZ_IMPLEMENTED && kz_status_of(2, 2) == KZ_IMPLEMENTED &&
+              kz_status_of(17, 1) == KZ_IMPLEMENTED && kz_status_of(17, 2) == KZ_IMPLEMENTED &&
+              kz_status_of(17, 3) == KZ_REFUSED &&
               kz_status_of(2, 3) == KZ_REFUSED && kz_status_of(3, 1) == KZ_IMPLEMENTED &&
               kz_status_of(46, 1) == KZ_IMPLEMENTED && kz_status_of(47, 5) == KZ_IMPLEMENTED &&
               kz_status_of(16, 1) == KZ_IMPLEMENTED && kz_status_of(16, 2) == KZ_IMPLEMENTED &&
@@ -550,7 +552,7 @@ static void test_doc_table(void)
         else if (strstr(status, "unused in NBODY6"))
             ok = kz_status_of(k, 1) != KZ_REFUSED && kz_status_of(k, -1) != KZ_REFUSED;
         else /* per-value rows (5, 7, 16, 20, 22, 40) are checked in test_policy */
-            ok = k == 1 || k == 2 || k == 3 || k == 5 || k == 7 || k == 16 || k == 20 || k == 22 ||
+            ok = k == 1 || k == 2 || k == 3 || k == 5 || k == 7 || k == 16 || k == 17 || k == 20 || k == 22 ||
                  k == 40 || k == 46 || k == 47;
         if (ok)
             agree++;

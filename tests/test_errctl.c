@@ -1,0 +1,192 @@
+/* test_errctl.c — NBODY6's energy-error control (check.f) and the energy
+ * ledger, through the program as users run it:
+ *  - a check above 5 QE halts (exit 1, the message names time, error and
+ *    bound; no checkpoint of the bad state);
+ *  - KZ(2) = 2 repeats the interval from the last good check with the ETAs
+ *    halved, at most twice, then halts;
+ *  - a repeat whose halved steps meet the bound goes on to the end;
+ *  - KZ(17) = 1 lowers ETAI/ETAR after a check above QE;
+ *  - the ledger's local event jumps agree with the whole-energy measurement
+ *    of --energy-audit, and the audit does not change the run.
+ *
+ * The deck is the 1k equal-mass benchmark model (seed 199) to t = 0.25 with
+ * one energy check.  Measured on it (gcc 12, x86-64, 2026-11-24): |dE| of
+ * that check 4.67e-8 with the deck's ETAI 0.02 / ETAR 0.01, 2.35e-8 with
+ * them halved, 1.14e-8 halved twice.  The QE values below sit between these
+ * with margins of 25 % or more on either side (noted at each). */
+#include <math.h>
+#include "check.h"
+#include "iotest.h"
+
+static char dir[] = "/tmp/nbody6c-errctl-XXXXXX";
+
+static void write_deck(const char *path, double qe, int kz2, int kz17, double tcrit, double dtadj,
+                       int n)
+{
+    char buf[2048];
+    snprintf(buf, sizeof buf,
+             "1 10000.0\n"
+             "%d 1 10 199 80 1\n"
+             "0.02 0.01 0.3 %g %g %g %.3e 1.0 0.5\n"
+             "0 %d 0 0 1 0 0 0 0 0\n"
+             "0 0 0 0 0 1 %d 0 0 0\n"
+             "0 0 0 0 0 0 0 0 0 0\n"
+             "0 0 0 0 0 0 0 0 0 1\n"
+             "0 0 0 0 0 0 0 0 0 0\n"
+             "2.0E-05 0.001 0.2 1.0 1.0E-06 0.001\n"
+             "1.0 1.0 1.0 0 0 0.002 0.0 5.0\n"
+             "0.5 0.0 0.0 0.0 1.0\n",
+             n, dtadj, dtadj, tcrit, qe, kz2, kz17);
+    io_write(path, buf);
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int k = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) k++;
+    return k;
+}
+
+/* A number after "key": in a summary.json text. */
+static double json_num(const char *text, const char *key)
+{
+    char pat[128];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = text ? strstr(text, pat) : NULL;
+    return p ? strtod(p + strlen(pat), NULL) : NAN;
+}
+
+static void test_halt(void)
+{
+    char deck[600], run[600], path[700];
+    snprintf(deck, sizeof deck, "%s/halt.deck", dir);
+    snprintf(run, sizeof run, "%s/halt", dir);
+    /* 5 QE = 5e-9, an order below the measured 4.67e-8 */
+    write_deck(deck, 1e-9, 0, 0, 0.25, 0.25, 1024);
+    int rc = io_sh("%s --quiet --out %s %s", NBODY6C_BIN, run, deck);
+    CHECK(rc == 1, "QE not met, KZ(2) = 0: exit 1 (got %d)", rc);
+    CHECK(strstr(io_out, "t = 0.25") && strstr(io_out, "5 QE = 5e-09") &&
+              strstr(io_out, "calculations halted"),
+          "the message names the time, the error and the bound: %.300s", io_out);
+    snprintf(path, sizeof path, "%s/checkpoint.bin", run);
+    CHECK(!io_exists(path), "no checkpoint of the failed state is written");
+    snprintf(path, sizeof path, "%s/summary.json", run);
+    char *sum = io_read(path, NULL);
+    CHECK(sum && strstr(sum, "\"stop_reason\": \"energy-error\"") && strstr(sum, "\"finished\": false"),
+          "summary.json: stop_reason energy-error");
+    free(sum);
+    snprintf(path, sizeof path, "%s/log.txt", run);
+    char *log = io_read(path, NULL);
+    CHECK(log && strstr(log, "calculations halted") && strstr(log, "largest events of the interval"),
+          "log.txt: the halt and the interval's largest events");
+    free(log);
+}
+
+static void test_repeat_then_halt(void)
+{
+    char deck[600], run[600], path[700];
+    snprintf(deck, sizeof deck, "%s/rep.deck", dir);
+    snprintf(run, sizeof run, "%s/rep", dir);
+    /* 5e-9 is below even the twice-halved error (1.14e-8): three failures */
+    write_deck(deck, 1e-9, 2, 0, 0.25, 0.25, 1024);
+    int rc = io_sh("%s --quiet --out %s %s", NBODY6C_BIN, run, deck);
+    CHECK(rc == 1, "QE not met, KZ(2) = 2: exit 1 after the repeats (got %d)", rc);
+    CHECK(strstr(io_out, "repeat 1 of 2") && strstr(io_out, "ETAI 0.01, ETAR 0.005") &&
+              strstr(io_out, "repeat 2 of 2") && strstr(io_out, "ETAI 0.005, ETAR 0.0025") &&
+              strstr(io_out, "halted after two repeats"),
+          "two repeats with ETAI, ETAR halved each time, then the halt: %.600s", io_out);
+    snprintf(path, sizeof path, "%s/log.txt", run);
+    char *log = io_read(path, NULL);
+    CHECK(log && count(log, "the interval is repeated from t = 0 ") == 2,
+          "log.txt: both repeats go back to the last good check (t = 0)");
+    free(log);
+    snprintf(path, sizeof path, "%s/checkpoint.bin", run);
+    CHECK(io_exists(path), "the last good checkpoint is kept");
+}
+
+static void test_repeat_recovers(void)
+{
+    char deck[600], run[600], path[700];
+    snprintf(deck, sizeof deck, "%s/rec.deck", dir);
+    snprintf(run, sizeof run, "%s/rec", dir);
+    /* 5 QE = 3e-8: the first attempt (4.67e-8) fails by 56 %, the halved
+     * one (2.35e-8) passes by 28 % */
+    write_deck(deck, 6e-9, 2, 0, 0.25, 0.25, 1024);
+    int rc = io_sh("%s --quiet --out %s %s", NBODY6C_BIN, run, deck);
+    CHECK(rc == 0, "KZ(2) = 2, QE met after one repeat: exit 0 (got %d: %.300s)", rc, io_out);
+    CHECK(count(io_out, "repeating from t = 0") == 1 && strstr(io_out, "is above QE"),
+          "one repeat, and the passing check above QE reported: %.400s", io_out);
+    snprintf(path, sizeof path, "%s/summary.json", run);
+    char *sum = io_read(path, NULL);
+    CHECK(sum && strstr(sum, "\"finished\": true"), "the run finishes");
+    double de = fabs(json_num(sum, "de_rel"));
+    CHECK(de < 3e-8 * 1.1, "its energy error is the repeated interval's (|dE/E| %.3e)", de);
+    free(sum);
+}
+
+static void test_kz17(void)
+{
+    char deck[600], run[600], path[700];
+    snprintf(deck, sizeof deck, "%s/k17.deck", dir);
+    snprintf(run, sizeof run, "%s/k17", dir);
+    /* QE 2e-8: the first check (4.67e-8) is above QE but below 5 QE */
+    write_deck(deck, 2e-8, 0, 1, 0.25, 0.25, 1024);
+    int rc = io_sh("%s --quiet --out %s %s", NBODY6C_BIN, run, deck);
+    CHECK(rc == 0, "KZ(17) = 1: exit 0 (got %d)", rc);
+    snprintf(path, sizeof path, "%s/log.txt", run);
+    char *log = io_read(path, NULL);
+    const char *p = log ? strstr(log, "KZ(17): |dE| ") : NULL;
+    double ade = 0, etai = 0;
+    if (p) sscanf(p, "KZ(17): |dE| %lf against QE %*g: ETAI %lf", &ade, &etai);
+    double want = 0.02 * sqrt(2e-8 / ade);
+    CHECK(p && fabs(etai - want) < 1e-4 * want,
+          "ETAI becomes 0.02 sqrt(QE/|dE|) = %.5g (log: %.5g)", want, etai);
+    free(log);
+}
+
+static void test_ledger(void)
+{
+    char deck[600], a[600], b[600], pa[700], pb[700];
+    snprintf(deck, sizeof deck, "%s/led.deck", dir);
+    snprintf(a, sizeof a, "%s/led-local", dir);
+    snprintf(b, sizeof b, "%s/led-exact", dir);
+    write_deck(deck, 1.0, 0, 0, 2.0, 1.0, 1024);
+    int ra = io_sh("%s --quiet --out %s %s", NBODY6C_BIN, a, deck);
+    int rb = io_sh("%s --quiet --energy-audit --out %s %s", NBODY6C_BIN, b, deck);
+    snprintf(pa, sizeof pa, "%s/summary.json", a);
+    snprintf(pb, sizeof pb, "%s/summary.json", b);
+    char *sa = io_read(pa, NULL), *sb = io_read(pb, NULL);
+    CHECK(ra == 0 && rb == 0 && sa && sb, "two runs, with and without --energy-audit");
+    CHECK(json_num(sa, "e_end") == json_num(sb, "e_end"),
+          "--energy-audit does not change the run (E_end %.17g / %.17g)", json_num(sa, "e_end"),
+          json_num(sb, "e_end"));
+    double nterm = json_num(sa, "ks_term_count");
+    double lt = json_num(sa, "ks_term"), et = json_num(sb, "ks_term");
+    double lf = json_num(sa, "ks_form"), ef = json_num(sb, "ks_form");
+    /* The whole-energy measure rounds at ~1e-16 of (T + |W|)/|E| = 3 per
+     * event; 1e-14 leaves a margin of 30 for the ~10 events of this run. */
+    CHECK(nterm >= 3 && fabs(lt - et) < 1e-14 && fabs(lf - ef) < 1e-14,
+          "local event jumps = whole-energy jumps: %g terminations %.6e / %.6e, formations "
+          "%.3e / %.3e",
+          nterm, lt, et, lf, ef);
+    /* the terminations of this run are weakly perturbed hyperbolic passages:
+     * their jumps are the KS steps' small inconsistency, not zero */
+    CHECK(fabs(et) > 1e-13, "the terminations' jumps are measured, not zero (%.3e)", et);
+    free(sa);
+    free(sb);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        CHECK(0, "temporary folder");
+        return check_done();
+    }
+    test_halt();
+    test_repeat_then_halt();
+    test_repeat_recovers();
+    test_kz17();
+    test_ledger();
+    io_sh("rm -rf %s", dir);
+    return check_done();
+}
