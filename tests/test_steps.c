@@ -1,0 +1,77 @@
+/* test_steps.c — the time-step rules (steps.c; ALGORITHMS.md §4, after
+ * NBODY6's tstep.f, stepk.f, nbint.f and gpucor.f) on hand-computed cases:
+ * Aarseth's criterion, the block levels, commensurability, and the growth
+ * and shrinking of a step from the criterion's value.  Steps are powers of
+ * two, so the level rules are compared exactly; the criterion to 1e-15
+ * relative (a square root and a handful of products). */
+#include <math.h>
+#include <stdio.h>
+#include "check.h"
+#include "steps.h"
+
+static void test_aarseth(void)
+{
+    /* |a| = 3, |j| = 4, |a2| = 2, |a3| = 1 (along different axes):
+     * (3*2 + 4^2)/(4*1 + 2^2) = 22/8, dt = sqrt(0.02 * 22/8) = sqrt(0.055) */
+    double a[3] = {3, 0, 0}, j[3] = {0, 4, 0}, a2[3] = {0, 0, 2}, a3[3] = {0.6, 0.8, 0};
+    double dt = step_aarseth(a, j, a2, a3, 0.02);
+    CHECK(fabs(dt / sqrt(0.055) - 1) < 1e-15,
+          "Aarseth: |a| 3, |j| 4, |a2| 2, |a3| 1, ETA 0.02: dt = sqrt(0.055) (%.17g)", dt);
+    /* ETA is under the root: ETA x 4 doubles the step */
+    double dt4 = step_aarseth(a, j, a2, a3, 0.08);
+    CHECK(fabs(dt4 / (2 * sqrt(0.055)) - 1) < 1e-15, "Aarseth: ETA 0.08 gives twice that (%.17g)", dt4);
+    /* the terms weigh as written: |a| 1, |j| 2, |a2| 3, |a3| 4:
+     * (1*3 + 4)/(2*4 + 9) = 7/17 */
+    double b[3] = {0, 1, 0}, k[3] = {2, 0, 0}, b2[3] = {0, 0, -3}, b3[3] = {0, 4, 0};
+    double dt2 = step_aarseth(b, k, b2, b3, 0.01);
+    CHECK(fabs(dt2 / sqrt(0.01 * 7 / 17) - 1) < 1e-15,
+          "Aarseth: |a| 1, |j| 2, |a2| 3, |a3| 4, ETA 0.01: dt = sqrt(0.07/17) (%.17g)", dt2);
+    double z[3] = {0, 0, 0};
+    CHECK(isinf(step_aarseth(a, z, z, z, 0.02)), "Aarseth: no variation at all: no limit (infinite)");
+}
+
+static void test_levels(void)
+{
+    CHECK(step_level(0.3, 1.0) == 0.25, "level of 0.3 (SMAX 1): 0.25");
+    CHECK(step_level(0.25, 1.0) == 0.125, "level of 0.25: 0.125 (strictly below, as STEPK)");
+    CHECK(step_level(1.0, 1.0) == 1.0 && step_level(7.0, 1.0) == 1.0, "levels of 1 and 7: SMAX");
+    CHECK(step_level(1e-3, 0.5) == 0x1p-10, "level of 1e-3 (SMAX 0.5): 2^-10");
+    CHECK(step_commensurate(0.25, 0.375) == 0.125, "0.25 at t = 0.375: halved to 0.125");
+    CHECK(step_commensurate(0.25, 0.5) == 0.25, "0.25 at t = 0.5: kept");
+    CHECK(step_commensurate(1.0, 0.0078125) == 0.0078125, "1 at t = 2^-7: 2^-7");
+}
+
+static void test_updates(void)
+{
+    /* growth x2 when the criterion exceeds twice the step and t is a
+     * multiple of the doubled step */
+    CHECK(step_irregular_update(0.125, 0.3, 0.25, 1.0) == 0.25, "irregular: 0.125, criterion 0.3, t = 0.25: 0.25");
+    CHECK(step_irregular_update(0.125, 0.3, 0.125, 1.0) == 0.125,
+          "irregular: 0.125, criterion 0.3, t = 0.125 (not a multiple of 0.25): kept");
+    /* x4 when the criterion exceeds 10 times the doubled step (GPU2) */
+    CHECK(step_irregular_update(0.125, 3.0, 0.5, 1.0) == 0.5, "irregular: 0.125, criterion 3, t = 0.5: 0.5 (x4)");
+    CHECK(step_irregular_update(0.125, 3.0, 0.25, 1.0) == 0.25,
+          "irregular: 0.125, criterion 3, t = 0.25 (not a multiple of 0.5): 0.25");
+    CHECK(step_irregular_update(0.125, 2.4, 0.5, 1.0) == 0.25, "irregular: 0.125, criterion 2.4 < 2.5: 0.25 (x2 only)");
+    /* SMAX caps */
+    CHECK(step_irregular_update(0.5, 100.0, 1.0, 1.0) == 1.0, "irregular: 0.5, criterion 100, SMAX 1: 1");
+    CHECK(step_irregular_update(1.0, 100.0, 2.0, 1.0) == 1.0, "irregular: at SMAX: kept");
+    /* kept between the step and twice it */
+    CHECK(step_irregular_update(0.125, 0.25, 0.25, 1.0) == 0.125, "irregular: criterion = 2 x step: kept");
+    CHECK(step_irregular_update(0.125, 0.125, 0.25, 1.0) == 0.125, "irregular: criterion = step: kept");
+    /* shrinking: /2, or /4 when half the step is still above the criterion */
+    CHECK(step_irregular_update(0.125, 0.1, 0.25, 1.0) == 0.0625, "irregular: 0.125, criterion 0.1: 0.0625");
+    CHECK(step_irregular_update(0.125, 0.05, 0.25, 1.0) == 0.03125, "irregular: 0.125, criterion 0.05: 0.03125");
+    /* the regular step follows the same rules */
+    CHECK(step_regular_update(0.125, 3.0, 0.5, 1.0) == 0.5 && step_regular_update(0.125, 0.05, 0.25, 1.0) == 0.03125 &&
+              step_regular_update(0.125, 0.3, 0.125, 1.0) == 0.125,
+          "regular: the same growth and shrinking");
+}
+
+int main(void)
+{
+    test_aarseth();
+    test_levels();
+    test_updates();
+    return check_done();
+}
