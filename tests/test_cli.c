@@ -71,9 +71,17 @@ int main(void)
     write_file(bad, "1 10.0\n64 1 10 17 20 1\n0.1 0.01 0.3 0.25 0.25 0.5 2.0D-04 1.0 0.5\n");
     snprintf(cmd, sizeof cmd, "%s %s --out %s/badrun", NBODY6C_BIN, bad, dir);
     CHECK(sh(cmd) == 2 && strstr(out, "bad.deck:3: ETAI"), "ETAI > 0.08 exits 2 naming line 3 and ETAI: %s", out);
-    /* a restart deck is refused until restarts exist */
+    /* a restart deck (KSTART = 2) without --restart continues fort.1 of the
+     * current folder; run in the (empty) temporary folder there is none, and
+     * the message says which option to give */
     write_file(bad, "2 10.0\n");
-    CHECK(sh(cmd) == 2 && strstr(out, "restart"), "a restart deck exits 2 saying restarts are not there yet");
+    char cwd[512], bin[640];
+    if (!getcwd(cwd, sizeof cwd)) cwd[0] = '\0';
+    snprintf(bin, sizeof bin, "%s%s%s", NBODY6C_BIN[0] == '/' ? "" : cwd, NBODY6C_BIN[0] == '/' ? "" : "/",
+             NBODY6C_BIN);
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s --out %s/badrun", dir, bin, bad, dir);
+    CHECK(sh(cmd) == 2 && strstr(out, "KSTART = 2") && strstr(out, "--restart FILE") && strstr(out, "no fort.1"),
+          "a restart deck without --restart and no fort.1 exits 2 asking for --restart FILE: %s", out);
     /* a refused physics option */
     snprintf(cmd, sizeof cmd, "sed 's/^0 0 0 0 0 0 0 0 0 0$/0 0 0 1 0 0 0 0 0 0/;' %s | head -c 100000 > %s", deck, bad);
     (void)!system(cmd);
