@@ -62,7 +62,11 @@ static void test_hermite_order(void)
            e3 = hermite_fixed_step_error(1600);
     printf("# fixed step: max |dE/E| %.3e (P/400), %.3e (P/800), %.3e (P/1600); ratios %.2f %.2f\n",
            e1, e2, e3, e1 / e2, e2 / e3);
-    /* fourth order: halving the step divides the error by 2^4 = 16 */
+    /* fourth order: halving the step divides the error by 2^4 = 16.
+     * Measured 16.55 and 16.28 (the next order's share fading).  The 30 %
+     * band keeps the order apart from its neighbours (8, 32) and no more:
+     * a wrong coefficient that keeps the scheme fourth order (0.6 -> 0.5 in
+     * the position corrector: ratios unchanged) is test_hermite.c's to see. */
     CHECK(fabs(e1 / e2 / 16.0 - 1.0) < 0.3, "Hermite: P/400 -> P/800 divides the energy error by %.2f (16 +- 30%%)", e1 / e2);
     CHECK(fabs(e2 / e3 / 16.0 - 1.0) < 0.3, "Hermite: P/800 -> P/1600 divides the energy error by %.2f (16 +- 30%%)", e2 / e3);
 }
@@ -110,14 +114,64 @@ static void test_eta_scaling(void)
     double e1 = kepler_run_error(eta), e2 = kepler_run_error(eta / 4), e3 = kepler_run_error(eta / 16);
     printf("# Aarseth criterion, e = 0.5: max |dE/E| %.3e (ETA %.4g), %.3e (/4), %.3e (/16); ratios %.2f %.2f\n",
            e1, eta, e2, e3, e1 / e2, e2 / e3);
-    /* steps ~ sqrt(ETA): ETA/4 halves every step, the 4th-order error falls 16x */
+    /* steps ~ sqrt(ETA): ETA/4 halves every step, the 4th-order error falls
+     * 16x.  Measured 17.69, 16.43; the 30 % band as above (the order, not
+     * the constant). */
     CHECK(e1 / e2 > 16.0 * 0.7 && e1 / e2 < 16.0 * 1.3, "ETA -> ETA/4 divides the error by %.2f (16 +- 30%%)", e1 / e2);
     CHECK(e2 / e3 > 16.0 * 0.7 && e2 / e3 < 16.0 * 1.3, "ETA/4 -> ETA/16 divides the error by %.2f (16 +- 30%%)", e2 / e3);
 }
 
 /* ---- Ahmad–Cohen against plain Hermite on 512 bodies -------------------- */
 
-typedef struct { double de, r10, r50, r90; int64_t nreg; double nb; } run_result;
+/* Lagrangian radii (10, 50, 90 % of the mass) about the centre of mass,
+ * straight from the positions: unlike the run's own radii (checks.c), they
+ * do not depend on a density centre found from each run's neighbour lists.
+ * Each is the mean radius of the bodies between 5 % of the mass below and
+ * above its fraction: the radius of the one body at the fraction would
+ * follow that body's own history (one close encounter integrated a little
+ * differently moves it by 1e-5), the mean over ~50 bodies follows the
+ * cluster. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void lagr_cm(int n, const double *m, const double (*x)[3], double out[3])
+{
+    double c[3] = {0, 0, 0}, mt = 0;
+    for (int i = 0; i < n; i++) {
+        mt += m[i];
+        for (int k = 0; k < 3; k++) c[k] += m[i] * x[i][k];
+    }
+    double(*rm)[2] = malloc(sizeof(double[2]) * n);
+    for (int i = 0; i < n; i++) {
+        double dx = x[i][0] - c[0] / mt, dy = x[i][1] - c[1] / mt, dz = x[i][2] - c[2] / mt;
+        rm[i][0] = sqrt(dx * dx + dy * dy + dz * dz);
+        rm[i][1] = m[i];
+    }
+    qsort(rm, n, sizeof rm[0], cmp_double);
+    const double f[3] = {0.1, 0.5, 0.9};
+    for (int k = 0; k < 3; k++) {
+        double acc = 0, sm = 0, sr = 0;
+        for (int q = 0; q < n; q++) {
+            double mid = (acc + 0.5 * rm[q][1]) / mt; /* the body's place in the mass profile */
+            acc += rm[q][1];
+            if (fabs(mid - f[k]) > 0.05) continue;
+            sm += rm[q][1];
+            sr += rm[q][1] * rm[q][0];
+        }
+        out[k] = sr / sm;
+    }
+    free(rm);
+}
+
+typedef struct {
+    double de, r0[3], r[3]; /* run's own radii (about the density centre) at 0 and tend */
+    double c0[3], c[3];     /* about the centre of mass */
+    int64_t nreg;
+    double nb;
+} run_result;
 
 static run_result plummer_run(int n, int all_neighbours, double tend)
 {
@@ -134,18 +188,20 @@ static run_result plummer_run(int n, int all_neighbours, double tend)
     double *m = malloc(sizeof(double) * n);
     double(*x)[3] = malloc(sizeof(double[3]) * n), (*v)[3] = malloc(sizeof(double[3]) * n);
     char err[512];
-    run_result r = {NAN, NAN, NAN, NAN, 0, 0};
+    run_result r = {.de = NAN};
     if (ic_make(&d, NULL, m, x, v, err, sizeof err)) {
         printf("# ic_make: %s\n", err);
         return r;
     }
+    lagr_cm(n, m, (const double(*)[3])x, r.c0);
     run_options o = quiet_cpu_options();
     o.nbmax = all_neighbours ? n : 0;
     diag d0, d1;
     sim *s = run_start(&d, n, m, (const double(*)[3])x, (const double(*)[3])v, &o, &d0, err, sizeof err);
-    free(m); free(x); free(v);
+    free(x); free(v);
     if (!s) {
         printf("# run_start: %s\n", err);
+        free(m);
         return r;
     }
     s->p.fixed_radius = all_neighbours;
@@ -153,12 +209,18 @@ static run_result plummer_run(int n, int all_neighbours, double tend)
     if (run_advance(s, tend, err, sizeof err) == 0) {
         checks_measure(s, &d1, 0);
         r.de = (d1.etot - d0.etot) / fabs(d0.etot);
-        r.r10 = d1.rlagr[1];
-        r.r50 = d1.rlagr[2];
-        r.r90 = d1.rlagr[3];
+        for (int k = 0; k < 3; k++) {
+            r.r0[k] = d0.rlagr[k + 1];
+            r.r[k] = d1.rlagr[k + 1];
+        }
+        vec3 *xs = malloc(sizeof(vec3) * s->ntot), *vs = malloc(sizeof(vec3) * s->ntot);
+        checks_predict_all(s, xs, vs);
+        lagr_cm(n, m, (const double(*)[3])xs, r.c);
+        free(xs); free(vs);
         r.nreg = s->cnt.steps_reg;
         r.nb = d1.nbmean;
     }
+    free(m);
     run_end(s);
     return r;
 }
@@ -166,14 +228,40 @@ static run_result plummer_run(int n, int all_neighbours, double tend)
 static void test_ac_vs_hermite(void)
 {
     run_result ac = plummer_run(512, 0, 1.0), h = plummer_run(512, 1, 1.0);
-    printf("# AC: dE/E %.3e  r10 %.5f r50 %.5f r90 %.5f  <nnb> %.1f\n", ac.de, ac.r10, ac.r50, ac.r90, ac.nb);
-    printf("# plain Hermite: dE/E %.3e  r10 %.5f r50 %.5f r90 %.5f  <nnb> %.1f\n", h.de, h.r10, h.r50, h.r90, h.nb);
+    printf("# AC: dE/E %.3e  <nnb> %.1f\n", ac.de, ac.nb);
+    printf("# plain Hermite: dE/E %.3e  <nnb> %.1f\n", h.de, h.nb);
     CHECK(h.nb == 511.0, "plain-Hermite run: every body is every other's neighbour (<nnb> = %.1f)", h.nb);
-    double ratio = fabs(ac.de) / fabs(h.de);
-    CHECK(ratio > 0.1 && ratio < 10.0, "AC and plain Hermite energy errors within a factor 10 (ratio %.2f)", ratio);
-    CHECK(fabs(ac.r10 / h.r10 - 1) < 0.03, "10%% Lagrangian radius agrees to 3%% (%.4f vs %.4f)", ac.r10, h.r10);
-    CHECK(fabs(ac.r50 / h.r50 - 1) < 0.03, "50%% Lagrangian radius agrees to 3%% (%.4f vs %.4f)", ac.r50, h.r50);
-    CHECK(fabs(ac.r90 / h.r90 - 1) < 0.03, "90%% Lagrangian radius agrees to 3%% (%.4f vs %.4f)", ac.r90, h.r90);
+    /* Measured (fixed model, reference backends; GPUIRR's SIMD kernels
+     * instead of the scalar one change these by 10 %): AC 6.1e-9, plain
+     * -2.2e-8.  Bounds 3x those; a twice too large step raises both ~50x. */
+    CHECK(fabs(ac.de) < 2e-8, "AC run: |dE/E| = %.2e < 2e-8 (measured 6.1e-9)", fabs(ac.de));
+    CHECK(fabs(h.de) < 7e-8, "plain-Hermite run: |dE/E| = %.2e < 7e-8 (measured 2.2e-8)", fabs(h.de));
+    /* Over t = 0 -> 1 the radii move by 1 to 6.5 %, so their values agree
+     * whatever the integration does: compare how much each one moves.
+     *  - about the centre of mass (here): the two runs' radii differ by
+     *    1.2e-4 (10 %), 3e-6 (50 %), 1.5e-5 (90 %) of how much they moved,
+     *    within 10 % of that with any GPUIRR kernel (the schemes' own
+     *    errors, ~1e-8 in energy, not rounding); bound 5e-4, 4x the
+     *    largest;
+     *  - the run's own radii (about the density centre, which each run finds
+     *    from its own neighbour lists: 6 nearest of ~13 listed against all
+     *    511) already differ at t = 0; their changes agree to 1.4e-3 -
+     *    3e-3; bound 1e-2. */
+    static const char *pct[3] = {"10", "50", "90"};
+    for (int k = 0; k < 3; k++) {
+        double dac = ac.c[k] - ac.c0[k], dh = h.c[k] - h.c0[k];
+        double q = fabs(dac - dh) / fabs(dh);
+        printf("# %s%% radius about the c.m.: %.6f -> %.8f (AC), %.8f (plain)\n", pct[k], h.c0[k], ac.c[k], h.c[k]);
+        CHECK(q < 5e-4 && fabs(dh) > 0.005 * h.c0[k],
+              "%s%% Lagrangian radius (c.m.): AC moves it by %.6e, plain Hermite by %.6e: agree to %.1e < 5e-4",
+              pct[k], dac, dh, q);
+    }
+    for (int k = 0; k < 3; k++) {
+        double dac = ac.r[k] - ac.r0[k], dh = h.r[k] - h.r0[k];
+        double q = fabs(dac - dh) / fabs(dh);
+        CHECK(q < 1e-2, "%s%% Lagrangian radius (density centre): changes %.5e (AC), %.5e (plain) agree to %.1e < 1e-2",
+              pct[k], dac, dh, q);
+    }
 }
 
 /* ---- thread-count independence ------------------------------------------ */
@@ -263,13 +351,23 @@ static void test_sample_deck(void)
     double de = (d1.etot - d0.etot) / fabs(d0.etot);
     printf("# 1k deck to t = 2: dE/E %.3e, %lld irregular, %lld regular steps, <nnb> %.2f\n", de,
            (long long)s->cnt.steps_irr, (long long)s->cnt.steps_reg, d1.nbmean);
-    CHECK(fabs(de) < 2e-5, "1k deck: |dE/E| = %.2e < 2e-5", fabs(de));
+    /* Measured -2.9e-8 to -3.7e-8 over the force backends (GPUNB cpu-ref and
+     * cpu-simd, GPUIRR scalar to AVX-512: different roundings, different
+     * trajectories); NBODY6 had 2.9e-7.  Bound 1e-7, 3x the largest: a twice
+     * too large step gives ~50x (1.7e-6). */
+    CHECK(fabs(de) < 1e-7, "1k deck: |dE/E| = %.2e < 1e-7 (measured 2.9e-8 - 3.7e-8)", fabs(de));
     /* NBODY6 on the same deck (shared/decks/README.md): 390,512 irregular and
-     * 83,579 regular steps, <nnb> 17 (it also had KS, 258 KS steps) */
-    double ri = s->cnt.steps_irr / 390512.0, rr = s->cnt.steps_reg / 83579.0, rn = d1.nbmean / 17.0;
-    CHECK(ri > 1 / 1.5 && ri < 1.5, "irregular steps within 1.5x of NBODY6's (ratio %.3f)", ri);
-    CHECK(rr > 1 / 1.5 && rr < 1.5, "regular steps within 1.5x of NBODY6's (ratio %.3f)", rr);
-    CHECK(rn > 1 / 1.5 && rn < 1.5, "<nnb> within 1.5x of NBODY6's (ratio %.3f)", rn);
+     * 83,579 regular steps, <nnb> 17 (given to the unit: 16.5 - 17.5; it also
+     * had KS, 258 KS steps).  Measured ratios 0.9795-0.9797, 0.9575-0.9586
+     * and 17.17-17.18 over the backends above (0.1 % apart).  Bounds: 5 % of
+     * NBODY6's figures, as the issue asks; the regular count leaves 0.8 %
+     * (8x that spread).  A twice too large step halves the counts, a 10 %
+     * larger neighbour target gives <nnb> 18.8. */
+    double ri = s->cnt.steps_irr / 390512.0, rr = s->cnt.steps_reg / 83579.0;
+    CHECK(ri > 0.95 && ri < 1.05, "irregular steps within 5%% of NBODY6's (ratio %.4f)", ri);
+    CHECK(rr > 0.95 && rr < 1.05, "regular steps within 5%% of NBODY6's (ratio %.4f)", rr);
+    CHECK(d1.nbmean > 0.95 * 16.5 && d1.nbmean < 1.05 * 17.5,
+          "<nnb> = %.2f within 5%% of NBODY6's 17 (16.5 - 17.5): %.2f - %.2f", d1.nbmean, 0.95 * 16.5, 1.05 * 17.5);
     run_end(s);
 }
 

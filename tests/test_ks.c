@@ -503,7 +503,11 @@ static void test_planted_binary(void)
         if ((a1 == name0 && a2 == name1) || (a1 == name1 && a2 == name0)) kept = 1;
     }
     CHECK(kept, "the planted binary (names %d, %d) is still a KS pair at t = 10", name0, name1);
-    CHECK(sum < 1e-4, "sum of per-check |dE/E| = %.2e < 1e-4", sum);
+    /* Measured 7.7e-7 - 9.1e-7 over the force backends (GPUNB cpu-ref and
+     * cpu-simd, GPUIRR scalar to AVX-512), with 18 to 38 formations of the
+     * pair (where it ends and is formed again depends on the rounding).
+     * Bound 3e-6, 3.3x the largest. */
+    CHECK(sum < 3e-6, "sum of per-check |dE/E| = %.2e < 3e-6 (measured 7.7e-7 - 9.1e-7)", sum);
     run_end(s);
 }
 
@@ -519,7 +523,8 @@ static void test_deck_4k(void)
     sim *s = start_deck_run("input/plummer-eq-4096-t2.deck", &o, 0, NULL, &d0, err, sizeof err);
     CHECK(s != NULL, "start the 4k deck %s", s ? "" : err);
     if (!s) return;
-    double eprev = d0.etot, sum = 0.0;
+    double eprev = d0.etot, sum = 0.0, de2 = NAN, nb2 = NAN;
+    int64_t irr2 = 0, reg2 = 0;
     int ok = 1;
     for (int k = 1; k <= 10 && ok; k++) {
         ok = run_advance(s, (double)k, err, sizeof err) == 0;
@@ -527,13 +532,37 @@ static void test_deck_4k(void)
         ks_auto_params(s);
         sum += fabs((d1.etot - eprev) / d1.etot);
         eprev = d1.etot;
+        if (k == 2) { /* NBODY6's figures are for t = 0 -> 2 */
+            de2 = (d1.etot - d0.etot) / fabs(d0.etot);
+            irr2 = s->cnt.steps_irr;
+            reg2 = s->cnt.steps_reg;
+            nb2 = d1.nbmean;
+        }
     }
+    printf("# 4k deck to t = 2: dE/E %.3e, %lld irregular, %lld regular steps, <nnb> %.2f\n", de2, (long long)irr2,
+           (long long)reg2, nb2);
     printf("# 4k deck to t = 10: %lld KS pairs formed, %lld terminated, %lld KS steps, sum |dE/E| %.2e, tidal energy booked %.2e of |E|\n",
            (long long)s->ks->formed, (long long)s->ks->terminated, (long long)s->ks->steps, sum,
            fabs(ks_energy_booked(s) / d1.etot));
     CHECK(ok, "4k deck integrated to t = 10 %s", ok ? "" : err);
-    /* the issue's bound; measured ~2e-7 (docs/BENCHMARKS.md, KS on and off) */
-    CHECK(sum < 1e-4, "4k deck: sum of per-check |dE/E| = %.2e < 1e-4", sum);
+    /* t = 0 -> 2 against NBODY6 (shared/decks/README.md): |dE/E| 4.1e-8,
+     * 2,195,763 irregular and 354,160 regular steps, <nnb> 25 (given to the
+     * unit: 24.5 - 25.5).  Measured here 1.9e-8 - 2.1e-8 and ratios
+     * 1.0058 - 1.0061, 1.0067 - 1.0072, <nnb> 26.35 over GPUIRR's kernels
+     * and GPUNB's SIMD kernel or double-precision reference (0.05 % apart).  Bounds: |dE/E| 6e-8 (3x the
+     * largest), the counts within 5 % of NBODY6's as the issue asks; <nnb>
+     * within 5 % of its interval (26.35 leaves 1.6 %: this code's lists are a
+     * little longer than NBODY6's at 4k, 1 % longer at 1k). */
+    CHECK(fabs(de2) < 6e-8, "4k deck, t = 0 -> 2: |dE/E| = %.2e < 6e-8 (measured 1.9e-8 - 2.1e-8)", fabs(de2));
+    double ri = irr2 / 2195763.0, rr = reg2 / 354160.0;
+    CHECK(ri > 0.95 && ri < 1.05, "4k deck, t = 0 -> 2: irregular steps within 5%% of NBODY6's (ratio %.4f)", ri);
+    CHECK(rr > 0.95 && rr < 1.05, "4k deck, t = 0 -> 2: regular steps within 5%% of NBODY6's (ratio %.4f)", rr);
+    CHECK(nb2 > 0.95 * 24.5 && nb2 < 1.05 * 25.5, "4k deck, t = 2: <nnb> = %.2f within 5%% of NBODY6's 25 (24.5 - 25.5): %.2f - %.2f",
+          nb2, 0.95 * 24.5, 1.05 * 25.5);
+    /* t = 0 -> 10: measured 1.7e-7 - 2.7e-7 over the same backends (85 to
+     * 91 pairs formed; GPUNB's SIMD kernel is AVX-512 or AVX2 by machine, a
+     * difference of rounding like theirs).  Bound 1e-6, 3.6x the largest. */
+    CHECK(sum < 1e-6, "4k deck: sum of per-check |dE/E| = %.2e < 1e-6 (measured 1.7e-7 - 2.7e-7)", sum);
     run_end(s);
 }
 
