@@ -276,28 +276,26 @@ static int nseq(int i)
     return i + 1;
 }
 
-/* One extrapolated step of length H (signed) in s from y0.  kfix > 0: exactly
- * stages 0..kfix (the landing iterations, where the result must be a smooth
- * function of H); kfix = 0: adaptive, from stage 2 up to kopt + 1.  Returns 1
- * with the result in y when the error is within tolerance, else 0.  *kused
- * is the stage that decided, *hnext / *knext the proposals for the next
- * step (magnitude, target stage). */
+/* One extrapolated step of length H (signed) in s from y0: stages from 0
+ * until the error is within tolerance (from stage 2 on, so that the error
+ * estimate compares high orders) or stage kopt + 1 (kmax - 1 at most) fails.
+ * Returns 1 with the result in y, or 0.  *hnext, *knext: the proposals for
+ * the next step (magnitude, target stage), after a failure too. */
 static int gbs_step(chain *c, lf_ctx *w, double tol, int kmax, const double *y0, double H,
-                    int kfix, double uscale, double *y, int *kused, double *hnext, int *knext)
+                    double uscale, double *y, double *hnext, int *knext)
 {
     int ny = w->ny;
     double tab[CHAIN_KMAX][NY_MAX], cur[NY_MAX], nxt[NY_MAX];
     double hk[CHAIN_KMAX], work[CHAIN_KMAX];
-    int kopt = c->kopt, last = kfix > 0 ? kfix : (kopt + 1 < kmax - 1 ? kopt + 1 : kmax - 1);
+    int kopt = c->kopt, last = kopt + 1 < kmax - 1 ? kopt + 1 : kmax - 1;
     double aH = fabs(H), errprev = HUGE_VAL;
-    long long cost = 0;
+    int cost = 0; /* kicks so far in this step */
     for (int i = 0; i <= last; i++) {
         memcpy(cur, y0, sizeof(double) * ny);
         int bad = leapfrog(w, cur, H, nseq(i));
         cost += nseq(i);
         if (bad) {
             /* a wrecked leapfrog: the step is far too long */
-            *kused = i;
             *hnext = 0.2 * aH;
             *knext = kopt;
             return 0;
@@ -317,12 +315,11 @@ static int gbs_step(chain *c, lf_ctx *w, double tol, int kmax, const double *y0,
         fac = fmin(4.0, fmax(0.05, fac));
         hk[i] = aH * fac;
         work[i] = cost / hk[i];
-        int decide = kfix > 0 ? (i == last) : (i >= 2 && (err <= 1.0 || i == last));
+        int decide = i >= 2 && (err <= 1.0 || i == last);
         /* the tableau diverging from stage 2 on: H is beyond the asymptotic range */
-        if (kfix == 0 && i >= 3 && err > 1.0 && err > errprev) decide = 1;
+        if (i >= 3 && err > 1.0 && err > errprev) decide = 1;
         errprev = err;
         if (!decide) continue;
-        *kused = i;
         if (err > 1.0) {
             *hnext = fmin(hk[i], 0.9 * aH);
             *knext = i < kopt ? (i > 2 ? i : 2) : kopt;
@@ -337,7 +334,7 @@ static int gbs_step(chain *c, lf_ctx *w, double tol, int kmax, const double *y0,
             hn = hk[i - 1];
         } else if (i >= kopt && work[i] < 0.9 * work[i - 1] && i + 1 <= kmax - 2) {
             kn = i + 1;
-            hn = hk[i] * (double)(cost + nseq(i + 1)) / cost;
+            hn = hk[i] * (cost + nseq(i + 1)) / cost;
         }
         *hnext = fmin(hn, 4.0 * aH);
         *knext = kn < 2 ? 2 : kn;
@@ -659,7 +656,7 @@ static int try_step(chain *c, chain_perturb_fn perturb, void *ctx, double tol, i
     double y0[NY_MAX], a[CHAIN_NMAX][3];
     pack(c, y0);
     double u0 = accel(&w, (const double(*)[3])c->X, a);
-    int k, ok = gbs_step(c, &w, tol, kmax, y0, H, 0, u0, y, &k, hn, kn);
+    int ok = gbs_step(c, &w, tol, kmax, y0, H, u0, y, hn, kn);
     c->kicks += w.kicks;
     if (!ok) return 0;
     *dtau = y[6 * w.nl];
@@ -699,72 +696,72 @@ static void land_corrections(chain *c, chain_perturb_fn perturb, void *ctx, doub
     c->rate = rkeep;
 }
 
-/* Lands on tauend from the current state.  Every attempt is an accurate
- * step: one that ends short of the end time is committed (progress), one
- * that ends beyond it is kept as a bracket, shifted along the same
- * s-trajectory as later attempts are committed (hb: its s-length from the
- * current state, db: its time increment; hb = 0 none).  The next s-length
- * comes from H(d) = U d + c d^2 (the exact slope dt/ds = 1/U at the
- * current state), c from the bracket or from dU/dt; an attempt within 1 %
- * of its length from the end time is committed and the corrections finish.
- * Returns 1 after progress, 0 after a rejection (c->hs shortened). */
+/* One attempt at landing on tauend from the current state.  Every attempt
+ * is an accurate step: one that ends short of the end time is committed
+ * (progress), one that ends beyond it is kept as a bracket *hb (its
+ * s-length from the current state; 0 none), *db (its time increment),
+ * shifted along the same s-trajectory as later attempts are committed.
+ * The s-length comes from H(d) = U d + c d^2 (the exact slope dt/ds = 1/U
+ * at the current state), c from the bracket or from dU/dt; an attempt
+ * within 1 % of its length from the end time is committed and the
+ * corrections finish.  Returns LAND_REJECTED (c->hs shortened),
+ * LAND_SHORT (a step committed short of the end), LAND_BEYOND (a bracket,
+ * nothing committed) or LAND_DONE. */
+enum { LAND_REJECTED, LAND_SHORT, LAND_BEYOND, LAND_DONE };
 static int land(chain *c, chain_perturb_fn perturb, void *ctx, double tol, int kmax, double tauend,
-                double landtol, double hb, double db)
+                double landtol, double *hb, double *db)
 {
-    double hsave = c->hs, y[NY_MAX], dtau, acm[3], hn;
+    double rem = tauend - c->tau, dir = rem > 0.0 ? 1.0 : -1.0, u, udot, H;
+    double y[NY_MAX], dtau, acm[3], hn;
     int kn;
-    for (int it = 0; it < 40; it++) {
-        double rem = tauend - c->tau, dir = rem > 0.0 ? 1.0 : -1.0, u, udot, H;
-        if (fabs(rem) <= landtol) return 1;
-        u_udot(c, &u, &udot);
-        if (hb != 0.0) {
-            double cq = (hb - u * db) / (db * db);
-            H = u * rem + cq * rem * rem;
-            /* a turning quadratic: linear inside the bracket instead */
-            if (!(H / hb > 0.02 && H / hb < 0.98)) H = hb * rem / db;
-        } else {
-            /* second order where U changes little over the interval, else by the mean rate */
-            double rate = c->rate > 0.0 ? c->rate : 1.0 / u;
-            H = fabs(udot * rem) <= 0.2 * u ? u * rem + 0.5 * udot * rem * rem : rem / rate;
-            if (!(dir * H > 0.0)) H = rem / rate;
-        }
-        int capped = fabs(H) >= c->hs;
-        if (capped) H = dir * c->hs;
-        int ok = try_step(c, perturb, ctx, tol, kmax, H, 0, y, &dtau, acm, &hn, &kn);
-        c->land_iters++;
-        if (!ok) {
-            c->rejects++;
-            c->hs = hn;
-            c->kopt = kn;
-            return 0;
-        }
-        double g = dtau - rem;
-        if (dir * g > 0.0 && fabs(g) > 0.01 * fabs(dtau)) {
-            hb = H;
-            db = dtau;
-            continue;
-        }
-        memcpy(c->acm, acm, sizeof c->acm);
-        commit(c, y, H);
-        if (fabs(g) <= 0.01 * fabs(dtau)) {
-            c->landings++;
-            /* a step cut short by the end time says little about the next one */
-            c->hs = fmax(hsave, hn);
-            land_corrections(c, perturb, ctx, tol, kmax, tauend, landtol);
-            return 1;
-        }
-        if (capped) {
-            /* a full-length step short of the end: an ordinary step */
-            c->hs = hn;
-            c->kopt = kn;
-            return 1;
-        }
-        if (hb != 0.0) {
-            hb -= H;
-            db -= dtau;
-        }
+    u_udot(c, &u, &udot);
+    if (*hb != 0.0) {
+        double cq = (*hb - u * *db) / (*db * *db);
+        H = u * rem + cq * rem * rem;
+        /* a turning quadratic: linear inside the bracket instead */
+        if (!(H / *hb > 0.02 && H / *hb < 0.98)) H = *hb * rem / *db;
+    } else {
+        /* second order where U changes little over the interval, else by the mean rate */
+        double rate = c->rate > 0.0 ? c->rate : 1.0 / u;
+        H = fabs(udot * rem) <= 0.2 * u ? u * rem + 0.5 * udot * rem * rem : rem / rate;
+        if (!(dir * H > 0.0)) H = rem / rate;
     }
-    return 1;
+    int capped = fabs(H) >= c->hs;
+    if (capped) H = dir * c->hs;
+    c->land_iters++;
+    if (!try_step(c, perturb, ctx, tol, kmax, H, 0, y, &dtau, acm, &hn, &kn)) {
+        c->rejects++;
+        c->hs = hn;
+        c->kopt = kn;
+        return LAND_REJECTED;
+    }
+    double g = dtau - rem;
+    if (dir * g > 0.0 && fabs(g) > 0.01 * fabs(dtau)) {
+        *hb = H;
+        *db = dtau;
+        return LAND_BEYOND;
+    }
+    memcpy(c->acm, acm, sizeof c->acm);
+    commit(c, y, H);
+    if (fabs(g) <= 0.01 * fabs(dtau)) {
+        c->landings++;
+        /* a step cut short by the end time says little about the next one:
+         * the proposal from before stays unless this one allows more */
+        c->hs = fmax(c->hs, hn);
+        land_corrections(c, perturb, ctx, tol, kmax, tauend, landtol);
+        *hb = 0.0;
+        return LAND_DONE;
+    }
+    if (capped) {
+        /* a full-length step short of the end: an ordinary step */
+        c->hs = hn;
+        c->kopt = kn;
+    }
+    if (*hb != 0.0) {
+        *hb -= H;
+        *db -= dtau;
+    }
+    return LAND_SHORT;
 }
 
 int chain_advance(chain *c, double t_end, const chain_params *par, chain_perturb_fn perturb,
@@ -782,6 +779,7 @@ int chain_advance(chain *c, double t_end, const chain_params *par, chain_perturb
     double tauend = t_end - c->t0;
     /* the landing is exact to a few units of rounding of the call's interval */
     double landtol = 8.0 * DBL_EPSILON * fabs(tauend - c->tau);
+    double hb = 0.0, db = 0.0; /* an attempt known to end beyond t_end (land) */
     long long attempts = 0;
     int nrej = 0; /* consecutive rejections */
     c->err[0] = '\0';
@@ -805,39 +803,36 @@ int chain_advance(chain *c, double t_end, const chain_params *par, chain_perturb
             return -1;
         }
         double dir = rem > 0.0 ? 1.0 : -1.0, y[NY_MAX], dtau, hn, acm[3];
-        int kn;
+        int kn, shortstep = 0;
         double u, udot;
         u_udot(c, &u, &udot);
         /* dt/ds: the last step's mean rate, or 1/U for a first step */
         double rate = c->rate > 0.0 ? c->rate : 1.0 / u;
         double H = dir * c->hs;
-        if (fabs(H) * rate >= 0.5 * fabs(rem)) {
+        if (hb != 0.0 || fabs(H) * rate >= 0.5 * fabs(rem)) {
             /* the end may be within reach */
-            long long r0 = c->rejects;
-            land(c, perturb, ctx, tol, kmax, tauend, landtol, 0.0, 0.0);
-            nrej = c->rejects > r0 ? nrej + 1 : 0;
-            continue;
-        }
-        int ok = try_step(c, perturb, ctx, tol, kmax, H, 0, y, &dtau, acm, &hn, &kn);
-        if (!ok) {
+            int r = land(c, perturb, ctx, tol, kmax, tauend, landtol, &hb, &db);
+            nrej = r == LAND_REJECTED ? nrej + 1 : 0;
+            shortstep = r == LAND_SHORT;
+        } else if (!try_step(c, perturb, ctx, tol, kmax, H, 0, y, &dtau, acm, &hn, &kn)) {
             c->rejects++;
             c->hs = hn;
             c->kopt = kn;
             nrej++;
-            continue;
-        }
-        nrej = 0;
-        double g = dtau - rem; /* > 0 (in dir): beyond the end time */
-        if (dir * g > 0.0) {
+        } else if (dir * (dtau - rem) > 0.0) {
             /* beyond the end (the mean rate misled): a bracket for the landing */
-            land(c, perturb, ctx, tol, kmax, tauend, landtol, H, dtau);
-            continue;
+            nrej = 0;
+            hb = H;
+            db = dtau;
+        } else {
+            nrej = 0;
+            memcpy(c->acm, acm, sizeof c->acm);
+            commit(c, y, H);
+            c->hs = hn;
+            c->kopt = kn;
+            shortstep = 1;
         }
-        memcpy(c->acm, acm, sizeof c->acm);
-        commit(c, y, H);
-        c->hs = hn;
-        c->kopt = kn;
-        if (par->one_step || (par->stop && par->stop(par->stop_ctx, c))) return 1;
+        if (shortstep && (par->one_step || (par->stop && par->stop(par->stop_ctx, c)))) return 1;
     }
 }
 
@@ -1010,7 +1005,8 @@ void chain_member_info(const chain *c, int i, chain_member_stat *out)
     two_body(c->m[i], mr, r, v, &out->energy, &a, &e, &out->rrest, &out->rdot);
 }
 
-/* A group of members (1 or 2, member indices) against the rest. */
+/* A group of members (1 or 2, member indices) against the rest (xc, vc:
+ * the members' c.m.-frame state). */
 static void group_vs_rest(const chain *c, const double (*xc)[3], const double (*vc)[3], int ng,
                           const int *g, chain_escape *out)
 {
@@ -1038,6 +1034,20 @@ static void group_vs_rest(const chain *c, const double (*xc)[3], const double (*
         chain_pair(c, g[0], g[1], &pi);
         out->e_int = pi.energy;
     }
+}
+
+int chain_group_info(const chain *c, int ng, const int *mem, double rmin, chain_escape *out)
+{
+    memset(out, 0, sizeof *out);
+    out->mem[0] = out->mem[1] = -1;
+    if (ng < 1 || ng > 2 || ng >= c->n || mem[0] < 0 || mem[0] >= c->n ||
+        (ng == 2 && (mem[1] < 0 || mem[1] >= c->n || mem[1] == mem[0])))
+        return -1;
+    double xc[CHAIN_NMAX][3], vc[CHAIN_NMAX][3];
+    chain_get_state(c, xc, vc);
+    group_vs_rest(c, (const double(*)[3])xc, (const double(*)[3])vc, ng, mem, out);
+    out->escaping = out->r > rmin && out->rdot > 0.0 && out->energy > 0.0 && (ng == 1 || out->e_int < 0.0);
+    return out->escaping;
 }
 
 int chain_find_escaper(const chain *c, double rmin, chain_escape *out)

@@ -90,7 +90,10 @@ typedef struct chain {
 
 /* Starts a chain of n (2..CHAIN_NMAX) members with masses m > 0, positions
  * and velocities in any common frame, names id (NULL: 0..n-1), at absolute
- * time t.  The members keep this order (member index = array index); B =
+ * time t.  The links are differences of the given vectors, so give them
+ * relative to a nearby point (e.g. a KS pair's c.m., its components at
+ * -+ m_j/M R), not in cluster coordinates: there a pair at separation a
+ * would lose eps |x| / a of its relative accuracy.  The members keep this order (member index = array index); B =
  * -(T + W) of the given state.  xcm, vcm (may be NULL) get the c.m.
  * position and velocity in the caller's frame.  Returns 0, or -1 with
  * c->err (bad n, non-positive mass, coincident members). */
@@ -191,6 +194,12 @@ typedef struct chain_escape {
     double e_int;      /* internal two-body energy of a candidate pair (< 0), 0 for a single */
     int escaping;      /* r > rmin, rdot > 0 and energy > 0 */
 } chain_escape;
+/* One member or a pair (ng = 1, 2; mem: member indices) against the c.m.
+ * of the others (n > ng): distance, rate, two-body energy, the pair's
+ * internal energy; escaping as below (a pair must also be bound).  Returns
+ * out->escaping, or -1 for a bad group. */
+int chain_group_info(const chain *c, int ng, const int *mem, double rmin, chain_escape *out);
+
 /* Looks at the largest link: each side of it with one member, or two members
  * that are bound to each other, is a candidate (with n >= 3).  Both sides
  * of one link have the same r, rdot and energy, so the smaller group is
