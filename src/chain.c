@@ -966,6 +966,8 @@ void chain_pair(const chain *c, int i, int j, chain_pair_info *out)
     pair_rel(c, i, j, r, v);
     out->i = i;
     out->j = j;
+    memcpy(out->dx, r, sizeof r);
+    memcpy(out->dv, v, sizeof v);
     two_body(c->m[i], c->m[j], r, v, &out->energy, &out->a, &out->e, &out->r, &out->rdot);
 }
 

@@ -28,8 +28,10 @@
  *   chain_get_state     members' c.m.-frame x, v at the chain time
  *   chain_add_member / chain_remove_member   absorption / escape, with the
  *                       internal energy change returned for the caller's books
- *   chain_find_escaper, chain_dominant_pair, chain_member_info   diagnostics
- *                       for the caller's termination and escape tests. */
+ *   chain_find_escaper, chain_group_info, chain_dominant_pair,
+ *   chain_member_info   diagnostics for the caller's termination and escape
+ *                       tests
+ *   chain_energy, chain->B, chain_sync_energy   the energy books. */
 #ifndef NBODY6C_CHAIN_H
 #define NBODY6C_CHAIN_H
 
@@ -42,7 +44,11 @@
  * only (v is given for the caller's convenience, e.g. to predict; a
  * velocity-dependent force breaks the time symmetry that the extrapolation
  * relies on).  The module removes the mass-weighted mean itself, so only
- * the tidal part drives the internal motion. */
+ * the tidal part drives the internal motion.  It is called at every kick of
+ * every attempt (rejected ones too), at times inside the step, and near the
+ * end of a call at times up to about 1 % of a chain step beyond t_end
+ * (the landing then steps back): the caller's predictions must be valid
+ * there.  It may read c->n, c->m, c->id (fixed during a call), nothing else. */
 typedef void (*chain_perturb_fn)(void *ctx, double t, int n, const double (*x)[3],
                                  const double (*v)[3], double (*acc)[3]);
 
@@ -52,10 +58,13 @@ struct chain;
 typedef int (*chain_stop_fn)(void *ctx, const struct chain *c);
 
 typedef struct chain_params {
-    double tol;              /* relative error per step of the extrapolated state
-                              * (links, time increment, B); default 1e-12, kept in [1e-14, 1e-3] */
+    double tol;              /* relative error per step of the extrapolated state (each
+                              * link and its velocity against its length, the time
+                              * increment, B, the energy balance E + B against |B|);
+                              * default 1e-12, kept in [1e-14, 1e-3] */
     int kmax;                /* most extrapolation stages, 4..CHAIN_KMAX (default 10) */
-    long long max_steps;     /* accepted + rejected steps allowed in one call (0: no limit) */
+    long long max_steps;     /* step attempts (accepted, rejected, landing) allowed in one
+                              * call, default 1e8 (0: no limit) */
     int one_step;            /* 1: return 1 after the first accepted step short of t_end */
     chain_stop_fn stop;      /* optional predicate after every accepted step */
     void *stop_ctx;
@@ -93,8 +102,8 @@ typedef struct chain {
  * time t.  The links are differences of the given vectors, so give them
  * relative to a nearby point (e.g. a KS pair's c.m., its components at
  * -+ m_j/M R), not in cluster coordinates: there a pair at separation a
- * would lose eps |x| / a of its relative accuracy.  The members keep this order (member index = array index); B =
- * -(T + W) of the given state.  xcm, vcm (may be NULL) get the c.m.
+ * would lose eps |x| / a of its relative accuracy.  The members keep this
+ * order (member index = array index); B = -(T + W) of the given state.  xcm, vcm (may be NULL) get the c.m.
  * position and velocity in the caller's frame.  Returns 0, or -1 with
  * c->err (bad n, non-positive mass, coincident members). */
 int chain_init(chain *c, int n, const double *m, const double (*x)[3], const double (*v)[3],
@@ -102,9 +111,10 @@ int chain_init(chain *c, int n, const double *m, const double (*x)[3], const dou
 
 /* Integrates to absolute time t_end (either direction), with the external
  * acceleration from perturb(ctx, ...) (NULL: isolated).  On return 0 the
- * chain time is t_end exactly (c->t0 = t_end, c->tau = 0; the state is
- * that of t_end within a few units of rounding of the last step's length,
- * c->land_resid).  Returns 1 when par->stop fired or par->one_step asked
+ * chain time is t_end exactly (c->t0 = t_end, c->tau = 0); the state is
+ * that of t_end to 8 eps of the call's interval (the mismatch removed is
+ * c->land_resid).  Every accepted step short of t_end is followed by the
+ * switching test, par->stop and par->one_step.  Returns 1 when par->stop fired or par->one_step asked
  * (chain time t0 + tau short of t_end), -1 on failure with c->err (step
  * underflow, non-finite state, max_steps).  par NULL: defaults. */
 int chain_advance(chain *c, double t_end, const chain_params *par, chain_perturb_fn perturb,
@@ -119,9 +129,9 @@ void chain_get_state(const chain *c, double (*x)[3], double (*v)[3]);
 /* E = T + W (kinetic plus potential, W < 0) of the current state.  E + B
  * is 0 at chain_init and afterwards the integration error delta (the work
  * of the perturbation is in both).  The logH drift uses B, so the motion
- * is that of forces scaled by 1 + delta/U: delta must stay small, which it
- * does at the tolerance level (tol is an error per step, systematic in
- * sign: delta grows like steps * tol * |E|). */
+ * is that of forces scaled by 1 + delta/U: delta must stay small, which
+ * the error norm sees to (at most about tol |E| per step, systematic in
+ * sign, so it can add up over many steps). */
 double chain_energy(const chain *c);
 
 /* Sets B = -E of the current state and returns the delta it removes, for a
@@ -151,7 +161,9 @@ int chain_add_member(chain *c, double m, const double x[3], const double v[3], l
  * position and velocity in the caller's frame (xcm, vcm given, may be NULL
  * for the c.m. frame), xcm, vcm are moved to the remaining members' c.m.
  * Members after i move down by one.  *de = E_new - E_old as for adding;
- * B changes by exactly -*de.  Returns 0 or -1. */
+ * B changes by exactly -*de.  A leaving pair is two calls; take its
+ * relative vectors from chain_pair first (x, v here carry eps |xcm|).
+ * Returns 0 or -1. */
 int chain_remove_member(chain *c, int i, double x[3], double v[3], double xcm[3], double vcm[3],
                         double *de);
 
@@ -165,6 +177,8 @@ int chain_reorder(chain *c);
 /* Two-body quantities of members i and j. */
 typedef struct chain_pair_info {
     int i, j;          /* member indices */
+    double dx[3], dv[3]; /* x_j - x_i, v_j - v_i from link sums (full relative
+                          * accuracy: what a KS pair should start from) */
     double r, rdot;    /* separation and its rate */
     double energy;     /* m_i m_j (v^2/2/(m_i + m_j) - 1/r): < 0 bound */
     double a, e;       /* semi-major axis (< 0 unbound) and eccentricity */
@@ -175,7 +189,7 @@ void chain_pair(const chain *c, int i, int j, chain_pair_info *out);
 void chain_dominant_pair(const chain *c, chain_pair_info *out);
 
 /* One member against the rest of the chain. */
-typedef struct chain_member_info {
+typedef struct chain_member_stat {
     int nearest;       /* nearest other member */
     double rnear;      /* its distance */
     double rrest;      /* distance to the c.m. of the other members */

@@ -834,8 +834,16 @@ static void test_escape(void)
               "escape: chain_group_info of the binary and of the single against the rest (E_int %.12f)", gi.e_int);
         chain_pair_info dom;
         chain_dominant_pair(&c, &dom);
-        CHECK(dom.i + dom.j == 1 && fabs(dom.a - 0.1) < 1e-12 && fabs(dom.e - 0.3) < 1e-12,
-              "escape: the dominant pair is the binary (a %.12f, e %.12f)", dom.a, dom.e);
+        double rel01[3] = {x[1][0] - x[0][0], x[1][1] - x[0][1], x[1][2] - x[0][2]};
+        double rel01v[3] = {v[1][0] - v[0][0], v[1][1] - v[0][1], v[1][2] - v[0][2]};
+        double sgn = dom.i == 0 ? 1.0 : -1.0, rs[3], vs3[3];
+        for (int d = 0; d < 3; d++) {
+            rs[d] = sgn * dom.dx[d];
+            vs3[d] = sgn * dom.dv[d];
+        }
+        CHECK(dom.i + dom.j == 1 && fabs(dom.a - 0.1) < 1e-12 && fabs(dom.e - 0.3) < 1e-12 &&
+                  dist3(rs, rel01) < 1e-16 && dist3(vs3, rel01v) < 1e-15,
+              "escape: the dominant pair is the binary (a %.12f, e %.12f, relative vectors exact)", dom.a, dom.e);
     }
     /* two binaries flying apart: the lighter pair is reported */
     {
