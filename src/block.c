@@ -476,7 +476,10 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     const int nact = b->nact, nreg = b->nreg;
     ph[PH_SCHED] = prof_lap(&w);
     /* KS pairs first, up to the block time (subint.f) */
-    ks_advance(s, t);
+    if (ks_advance(s, t)) {
+        snprintf(err, errlen, "chain integration failed at t = %.10g", t);
+        return -1;
+    }
     ph[PH_KSADV] = prof_lap(&w);
 
     /* 1. predict and irregular forces with the current lists */
@@ -487,7 +490,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     predict_active(s, b, t);
     ph[PH_PRED] = prof_lap(&w);
     int rc = irregular_force(s, b->nact, b->act, b->ai, b->ji, err, errlen);
-    if (rc == 0 && s->npairs > 0) { /* KS: components of perturbed pairs, old lists */
+    if (rc == 0 && ks_needs_correction(s)) { /* KS: components of perturbed pairs, old lists */
         for (int k = 0; k < b->nact; k++) {
             b->lp[k] = sim_list(s, b->act[k]);
             b->nnb0[k] = s->nnb[b->act[k]];
@@ -521,7 +524,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
          * already keep their state) */
         gpuirr_pred_act(s->irr, b->nreg, ri, t);
         rc = irregular_force(s, b->nreg, ri, b->ai2, b->ji2, err, errlen);
-        if (s->npairs > 0) { /* KS: the same corrections with the new lists */
+        if (ks_needs_correction(s)) { /* KS: the same corrections with the new lists */
             for (int q = 0; q < b->nreg; q++) b->lp[q] = b->lists + (size_t)q * s->nbmax;
             ks_irr_correct(s, b->nreg, ri, b->lp, b->nnbn, b->ai2, b->ji2);
         }

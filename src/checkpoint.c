@@ -192,6 +192,33 @@ static void encode_ks(wbuf *w, const sim *s)
     sec_end(w, at);
 }
 
+/* The chain (ks_state.h): its counters always, its state when one is
+ * active (then the section is required: a reader without chains must not
+ * continue such a run). */
+static void encode_chain(wbuf *w, const sim *s)
+{
+    const ks_chain *ch = &s->ks->ch;
+    size_t at = sec_begin(w, "CHST", ch->active ? SEC_REQUIRED : 0);
+    put_u32(w, (uint32_t)sizeof(chain));
+    put_i64(w, ch->started);
+    put_i64(w, ch->ended);
+    put_i64(w, ch->active);
+    if (ch->active) {
+        put(w, &ch->c, sizeof(chain));
+        put_i64(w, ch->icm);
+        for (int k = 0; k < CHAIN_NMAX; k++) put_i64(w, ch->slot[k]);
+        put_i64(w, ch->np);
+        put(w, ch->plist, sizeof(int) * (size_t)ch->np);
+        put_i64(w, ch->renew);
+        put_i64(w, ch->steps);
+        put_f64(w, ch->gpert);
+        put_f64(w, ch->tres);
+        put(w, ch->x, sizeof ch->x);
+        put(w, ch->v, sizeof ch->v);
+    }
+    sec_end(w, at);
+}
+
 /* The energy ledger (ledger.h), optional: a file without it, or from a build
  * with another ledger layout, starts the ledger afresh. */
 static void encode_ledger(wbuf *w, const sim *s)
@@ -209,12 +236,13 @@ unsigned char *checkpoint_encode(const sim *s, const deck *dk, const run_state *
     put_u32(&w, CHECKPOINT_VERSION);
     put_u32(&w, BOM);
     put_u32(&w, HEADER_SIZE);
-    put_u32(&w, s->ks ? 8 : 7); /* sections */
+    put_u32(&w, s->ks ? 9 : 7); /* sections */
     put_i64(&w, 0); /* file length, set below */
     encode_deck(&w, dk);
     encode_sim(&w, s);
     encode_run(&w, rs);
     if (s->ks) encode_ks(&w, s);
+    if (s->ks) encode_chain(&w, s);
     encode_ledger(&w, s);
     put(&w, CHECKPOINT_TRAILER, 8);
     put_i64(&w, 0);
@@ -265,6 +293,39 @@ static void get(rbuf *r, void *d, size_t n)
 static uint32_t get_u32(rbuf *r) { uint32_t v; get(r, &v, 4); return v; }
 static int64_t get_i64(rbuf *r) { int64_t v; get(r, &v, 8); return v; }
 static double get_f64(rbuf *r) { double v; get(r, &v, 8); return v; }
+
+static int decode_chain(rbuf *r, sim *s)
+{
+    ks_chain *ch = &s->ks->ch;
+    if (get_u32(r) != sizeof(chain)) return -2;
+    ch->started = get_i64(r);
+    ch->ended = get_i64(r);
+    ch->active = (int)get_i64(r);
+    if (ch->active) {
+        get(r, &ch->c, sizeof(chain));
+        if (ch->c.n < 2 || ch->c.n > CHAIN_NMAX) return -1;
+        ch->icm = (int)get_i64(r);
+        for (int k = 0; k < CHAIN_NMAX; k++) ch->slot[k] = (int)get_i64(r);
+        for (int k = 0; k < ch->c.n; k++)
+            if (ch->slot[k] < s->ifirst || ch->slot[k] >= s->n) return -1;
+        if (ch->slot[0] != ch->icm) return -1;
+        int64_t np = get_i64(r);
+        if (np < 0 || np > s->nbmax + 2) return -1;
+        ch->np = (int)np;
+        if (!ch->plist) ch->plist = malloc(sizeof(int) * (size_t)(s->nbmax + 2));
+        if (!ch->plist) return -1;
+        get(r, ch->plist, sizeof(int) * (size_t)np);
+        for (int j = 0; j < ch->np; j++)
+            if (ch->plist[j] < 0 || ch->plist[j] >= s->ntot) return -1;
+        ch->renew = (int)get_i64(r);
+        ch->steps = get_i64(r);
+        ch->gpert = get_f64(r);
+        ch->tres = get_f64(r);
+        get(r, ch->x, sizeof ch->x);
+        get(r, ch->v, sizeof ch->v);
+    }
+    return r->bad || r->pos != r->len ? -1 : 0;
+}
 
 static void decode_ledger(rbuf *r, sim *s)
 {
@@ -470,8 +531,8 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
             break;
         }
         int known = 0;
-        const char *tags[] = {"DECK", "PARM", "SIMS", "BODY", "LIST", "RUNS", "KSST", "LEDG"};
-        for (int q = 0; q < 8; q++) known |= !memcmp(tag, tags[q], 4);
+        const char *tags[] = {"DECK", "PARM", "SIMS", "BODY", "LIST", "RUNS", "KSST", "LEDG", "CHST"};
+        for (int q = 0; q < 9; q++) known |= !memcmp(tag, tags[q], 4);
         if (known && ns < 32) {
             memcpy(sec[ns].tag, tag, 4);
             sec[ns].tag[4] = '\0';
@@ -547,6 +608,8 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
         return NULL;
     }
     int krc = ks >= 0 ? decode_ks(&sec[ks].body, s) : (s->npairs ? -1 : 0);
+    int chs = find_section(sec, ns, "CHST");
+    if (krc == 0 && chs >= 0) krc = decode_chain(&sec[chs].body, s);
     if (krc) {
         snprintf(err, errlen, krc == -2 ? "%s: refused: its KS records come from a build with another "
                  "KS layout" : "%s: refused: the KS section is malformed or missing", name);

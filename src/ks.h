@@ -19,8 +19,16 @@ int ks_open(sim *s, const deck *d, char *err, size_t errlen);
 void ks_close(sim *s);
 
 /* Integrates every pair up to time t (KS steps ending at or before t) and
- * resolves them at t for the force corrections. */
-void ks_advance(sim *s, double t);
+ * resolves them at t for the force corrections; the chain too.  Returns 0,
+ * or -1 when the chain integration failed (message on stderr). */
+int ks_advance(sim *s, double t);
+
+/* The name of the physical body at slot i < N (a chain's c.m. slot holds
+ * its first member). */
+int ks_body_name(const sim *s, int i);
+
+/* Do the irregular forces need the corrections of ks_irr_correct? */
+int ks_needs_correction(const sim *s);
 
 /* Adds to the irregular force and jerk of the ni bodies ilist[k] (predicted
  * at the block time) the corrections of §10.9, using for body k the list

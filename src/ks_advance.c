@@ -70,9 +70,9 @@ static int wants_termination(sim *s, int k)
     return 0;
 }
 
-void ks_advance(sim *s, double t)
+int ks_advance(sim *s, double t)
 {
-    if (!s->ks) return;
+    if (!s->ks) return 0;
     for (int k = 0; k < s->npairs; k++) {
         ks_pair *kp = &s->ks->pair[k];
         ks_pert_ctx ctx = {s, k};
@@ -117,9 +117,11 @@ void ks_advance(sim *s, double t)
         }
         ks_resolve_pair(s, k, t);
     }
+    return ks_chain_advance(s, t);
 }
 
 void ks_note_regular(sim *s, int i)
 {
     if (s->ks && i >= s->n && i < s->ntot) s->ks->pair[i - s->n].renew = 1;
+    if (s->ks && s->ks->ch.active && i == s->ks->ch.icm) s->ks->ch.renew = 1;
 }

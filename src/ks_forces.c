@@ -112,10 +112,51 @@ static int in_list(const int *l, int n, int x)
     return 0;
 }
 
+int ks_needs_correction(const sim *s)
+{
+    return s->ks && (s->npairs > 0 || s->ks->ch.active);
+}
+
+/* Does the ascending list l of n entries hold x? */
+static int in_sorted(const int *l, int n, int x)
+{
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (l[mid] == x) return 1;
+        if (l[mid] < x) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return 0;
+}
+
+/* The chain's part of ks_irr_correct: its c.m. feels the perturbers through
+ * the members, a body that lists the c.m. feels the members. */
+static void chain_irr_correct(const sim *s, int ni, const int *ilist, const int *const *lists,
+                              const int *nnb, double (*a)[3], double (*j)[3])
+{
+    const ks_chain *ch = &s->ks->ch;
+    double t = s->time;
+#pragma omp parallel for schedule(dynamic, 16) if (ni > 64)
+    for (int k = 0; k < ni; k++) {
+        int i = ilist[k];
+        if (i == ch->icm) {
+            ks_chain_cm_correction(s, t, a[k], j[k]);
+            continue;
+        }
+        if (!in_sorted(lists[k], nnb[k], ch->icm)) continue;
+        double x[3], v[3];
+        ks_predict_slot(s, i, t, x, v);
+        ks_chain_source_correction(s, x, v, a[k], j[k]);
+    }
+}
+
 void ks_irr_correct(const sim *s, int ni, const int *ilist, const int *const *lists,
                     const int *nnb, double (*a)[3], double (*j)[3])
 {
-    if (!s->ks || s->npairs == 0) return;
+    if (!s->ks) return;
+    if (s->ks->ch.active) chain_irr_correct(s, ni, ilist, lists, nnb, a, j);
+    if (s->npairs == 0) return;
     double t = s->time;
 #pragma omp parallel for schedule(dynamic, 16) if (ni > 64)
     for (int k = 0; k < ni; k++) {
@@ -147,6 +188,27 @@ double ks_physical_state(sim *s, const double (*x)[3], const double (*v)[3], dou
         m[i] = s->m[i];
         memcpy(xo[i], x[i], sizeof(double) * 3);
         memcpy(vo[i], v[i], sizeof(double) * 3);
+    }
+    const ks_chain *ch = &s->ks->ch;
+    if (ch->active) {
+        /* the c.m. slot and the ghosts are the members */
+        double xi[CHAIN_NMAX][3], vi[CHAIN_NMAX][3], xc[3], vc[3];
+        memcpy(xc, x[ch->icm], sizeof xc);
+        memcpy(vc, v[ch->icm], sizeof vc);
+        chain_get_state(&ch->c, xi, vi);
+        for (int k = 0; k < ch->c.n; k++) {
+            int b = ch->slot[k];
+            m[b] = ch->c.m[k];
+            for (int c = 0; c < 3; c++) {
+                xo[b][c] = xc[c] + xi[k][c];
+                vo[b][c] = vc[c] + vi[k][c];
+            }
+            for (int q = k + 1; q < ch->c.n; q++) {
+                double d[3] = {xi[k][0] - xi[q][0], xi[k][1] - xi[q][1], xi[k][2] - xi[q][2]};
+                mut += ch->c.m[k] * ch->c.m[q] / sqrt(dot3(d, d));
+            }
+        }
+        ebin -= ch->c.B;
     }
     for (int k = 0; k < s->npairs; k++) {
         const ks_pair *kp = &s->ks->pair[k];
@@ -219,11 +281,30 @@ static int measure_bodies(const sim *s, double t, const vec3 *x, int skip, doubl
 {
     int nb = 0;
     double eb = 0.0, mut = 0.0;
+    const ks_chain *ch = &s->ks->ch;
     for (int i = s->ifirst; i < s->n; i++) {
+        if (s->m[i] == 0.0) continue; /* a chain's ghost */
         if (x) memcpy(xb[nb], x[i], sizeof(vec3));
         else {
             double v[3];
             checks_predict_one(s, i, t, xb[nb], v);
+        }
+        if (ch->active && i == ch->icm) {
+            /* the members at their c.m. + the chain's state (at t: the
+             * chain is advanced to every block and check time) */
+            double xi[CHAIN_NMAX][3], vi[CHAIN_NMAX][3], xc[3];
+            memcpy(xc, xb[nb], sizeof xc);
+            chain_get_state(&ch->c, xi, vi);
+            for (int k = 0; k < ch->c.n; k++) {
+                for (int c = 0; c < 3; c++) xb[nb][c] = xc[c] + xi[k][c];
+                mb[nb++] = ch->c.m[k];
+                for (int q = k + 1; q < ch->c.n; q++) {
+                    double d[3] = {xi[k][0] - xi[q][0], xi[k][1] - xi[q][1], xi[k][2] - xi[q][2]};
+                    mut += ch->c.m[k] * ch->c.m[q] / sqrt(dot3(d, d));
+                }
+            }
+            eb -= ch->c.B; /* the integrated internal energy, as mu h for a pair */
+            continue;
         }
         mb[nb++] = s->m[i];
     }
@@ -257,7 +338,7 @@ static int measure_bodies(const sim *s, double t, const vec3 *x, int skip, doubl
 
 double ks_measure_potential(sim *s, const double (*x)[3], double *ebin)
 {
-    int n = s->n;
+    int n = s->n + CHAIN_NMAX;
     double *m = malloc(sizeof(double) * n), *pot = malloc(sizeof(double) * n), mutual;
     vec3 *xb = malloc(sizeof(vec3) * n);
     int nb = measure_bodies(s, s->time, (const vec3 *)x, -1, m, xb, ebin, &mutual);
@@ -279,7 +360,7 @@ double ks_energy_booked(const sim *s) { return s->ks ? s->ks->etide : 0.0; }
  * with every other body of the measure at time t. */
 static double tidal_energy(const sim *s, int k, double t)
 {
-    int n = s->n;
+    int n = s->n + CHAIN_NMAX;
     double *m = malloc(sizeof(double) * n);
     vec3 *xb = malloc(sizeof(vec3) * n);
     if (!m || !xb) {

@@ -40,6 +40,7 @@ int ks_open(sim *s, const deck *d, char *err, size_t errlen)
     k->mark = calloc((size_t)s->cap, 1);
     if (!k->pair || !k->map || !k->tmp || !k->dirty || !k->mark) goto nomem;
     k->kz16 = d ? d->kz[16] : 0;
+    k->chain_on = d && d->kz[15] >= 1 && d->kz[30] != 0;
     k->ebh = -0.5 * s->mmean * s->p.eclose;
     s->ks = k;
     return 0;
@@ -59,6 +60,7 @@ void ks_close(sim *s)
     if (!s || !s->ks) return;
     for (int k = 0; k < s->ks->cap; k++) free(s->ks->pair[k].plist);
     free(s->ks->pair);
+    free(s->ks->ch.plist);
     free(s->ks->map);
     free(s->ks->tmp);
     free(s->ks->dirty);
@@ -74,7 +76,7 @@ void ks_close(sim *s)
 
 /* Exchanges everything stored for slots a and b, lists included; map/inv
  * follow the labels (map: label at the event's start -> slot now). */
-static void swap_slots(sim *s, int a, int b, int *map, int *inv)
+void ks_swap_slots(sim *s, int a, int b, int *map, int *inv)
 {
     if (a == b) return;
     SWAPV(s->name, int); SWAPV(s->m, double);
@@ -98,7 +100,7 @@ static void swap_slots(sim *s, int a, int b, int *map, int *inv)
     inv[b] = oa;
 }
 
-static void labels_reset(const sim *s, int *map, int *inv)
+void ks_labels_reset(const sim *s, int *map, int *inv)
 {
     for (int i = 0; i < s->cap; i++) map[i] = inv[i] = i;
 }
@@ -151,7 +153,7 @@ static int relabel_list(int *l, int n, const int *map, int split, int sa, int sb
 /* Relabels every list after an event.  A list that the split of an ended
  * c.m. would take past nbmax is cut there, and its body is returned in
  * full[] (count returned): its polynomials must be made anew. */
-static int relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full)
+int ks_relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full)
 {
     int nfull = 0;
     int *tmp = s->ks->tmp, changed;
@@ -172,13 +174,20 @@ static int relabel_all(sim *s, const int *map, int split, int sa, int sb, int *f
         kp->np = relabel_list(kp->plist, kp->np, map, split, sa, sb, s->n + k, s->nbmax, tmp,
                               &changed);
     }
+    ks_chain *ch = &s->ks->ch;
+    if (ch->active) {
+        for (int k = 0; k < ch->c.n; k++) ch->slot[k] = map[ch->slot[k]];
+        ch->icm = ch->slot[0];
+        ch->np = relabel_list(ch->plist, ch->np, map, split, sa, sb, ch->icm, s->nbmax, tmp,
+                              &changed);
+    }
     return nfull;
 }
 
 /* Both libraries get the new j-range and every body whose slot, polynomial
  * or list changed at this event (an event touches a few bodies and the lists
  * that named them; resending all N would cost O(N) per event). */
-static void send_everything(sim *s)
+void ks_send_dirty(sim *s)
 {
     unsigned char *dirty = s->ks->dirty;
     gpunb_set_range(s->nb, s->ifirst, s->ntot);
@@ -220,7 +229,7 @@ static void send_everything(sim *s)
  * fpoly2.f, steps.f for a body that appears at a KS event).  newcm: the
  * slot of a pair formed now (its components were singles, resolved in the
  * energy measure until then), or -1. */
-static int init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *err,
+int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *err,
                        size_t errlen)
 {
     int nbmax = s->nbmax;
@@ -249,7 +258,7 @@ static int init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char
         memset(s->j[i], 0, sizeof(vec3));
         s->ks->dirty[i] = 1;
     }
-    send_everything(s);
+    ks_send_dirty(s);
     gpunb_predict(s->nb, t);
     /* lists with fewer than two members grow the radius (fpoly0.f) */
     for (int pass = 0; pass < 20; pass++) {
@@ -269,9 +278,13 @@ static int init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char
         gpuirr_set_list(s->irr, i, nnb[k], sim_list(s, i));
         lp[k] = sim_list(s, i);
     }
-    /* a new pair's perturbers come from its c.m. list */
+    /* a new pair's perturbers come from its c.m. list (the chain's too) */
     for (int k = 0; k < nb; k++) {
         int i = idx[k];
+        if (s->ks->ch.active && i == s->ks->ch.icm) {
+            ks_chain_select_perturbers(s, t);
+            ks_chain_resolve(s, t);
+        }
         if (i < s->n) continue;
         int q = i - s->n, was = i == newcm || ks_pair_perturbed(&s->ks->pair[q]);
         ks_select_perturbers(s, q, t);
@@ -324,7 +337,7 @@ static int init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char
         }
     }
     for (int k = 0; k < nb; k++) s->ks->dirty[idx[k]] = 1;
-    send_everything(s);
+    ks_send_dirty(s);
     rc = 0;
 out:
     free(fr); free(frd); free(fi); free(fid); free(d2i); free(d3i); free(d2r); free(d3r);
@@ -366,10 +379,10 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     for (int b = s->ifirst; b < s->ntot; b++)
         if (mark[b]) split[nsplit++] = b;
     int *map = ks->map, *inv = ks->map + s->cap;
-    labels_reset(s, map, inv);
+    ks_labels_reset(s, map, inv);
     int A = s->ifirst, B = s->ifirst + 1, k = s->npairs, C = s->n + k;
-    swap_slots(s, map[i], A, map, inv);
-    swap_slots(s, map[j], B, map, inv);
+    ks_swap_slots(s, map[i], A, map, inv);
+    ks_swap_slots(s, map[j], B, map, inv);
 
     double m1 = s->m[A], m2 = s->m[B], M = m1 + m2, q[3], qd[3];
     s->name[C] = s->n + s->name[A];
@@ -415,7 +428,7 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     s->npairs++;
     s->ifirst += 2;
     s->ntot++;
-    relabel_all(s, map, -1, -1, -1, NULL); /* merging two labels cannot fill a list */
+    ks_relabel_all(s, map, -1, -1, -1, NULL); /* merging two labels cannot fill a list */
     /* A body that had only one of the two on its list would now get the
      * other one through the c.m. in its irregular force while its regular
      * polynomial still holds it: it restarts at t (state from its high-order
@@ -435,7 +448,7 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
         memcpy(s->v0[b], vb, sizeof vb);
         idx[q + 1] = b;
     }
-    int rc = init_bodies(s, nsplit + 1, idx, t, C, err, errlen);
+    int rc = ks_init_bodies(s, nsplit + 1, idx, t, C, err, errlen);
     free(idx);
     free(split);
     if (rc) return -1;
@@ -472,12 +485,12 @@ int ks_terminate(sim *s, int k, double t, char *err, size_t errlen)
     double rs = s->rs[icm], dtr = s->dtr[icm];
 
     int *map = ks->map, *inv = ks->map + s->cap;
-    labels_reset(s, map, inv);
+    ks_labels_reset(s, map, inv);
     int L = s->npairs - 1;
     if (k != L) {
-        swap_slots(s, 2 * k, 2 * L, map, inv);
-        swap_slots(s, 2 * k + 1, 2 * L + 1, map, inv);
-        swap_slots(s, s->n + k, s->n + L, map, inv);
+        ks_swap_slots(s, 2 * k, 2 * L, map, inv);
+        ks_swap_slots(s, 2 * k + 1, 2 * L + 1, map, inv);
+        ks_swap_slots(s, s->n + k, s->n + L, map, inv);
         ks_pair tp = ks->pair[k];
         ks->pair[k] = ks->pair[L];
         ks->pair[L] = tp;
@@ -504,7 +517,7 @@ int ks_terminate(sim *s, int k, double t, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory at a KS termination");
         return -1;
     }
-    int nfull = relabel_all(s, map, s->n + k, i1, i2, idx + 2);
+    int nfull = ks_relabel_all(s, map, s->n + k, i1, i2, idx + 2);
     /* A full list that gained the second component lost an entry: never a
      * silent cut — that body starts again at t with new lists (its radius
      * shrinks until the list fits) and polynomials, like the components. */
@@ -517,7 +530,7 @@ int ks_terminate(sim *s, int k, double t, char *err, size_t errlen)
     }
     idx[0] = i1;
     idx[1] = i2;
-    int rc = init_bodies(s, 2 + nfull, idx, t, -1, err, errlen);
+    int rc = ks_init_bodies(s, 2 + nfull, idx, t, -1, err, errlen);
     free(idx);
     if (rc) return -1;
     ks->terminated++;
@@ -537,7 +550,7 @@ static int close_partner(const sim *s, int i, double t)
     double bestv = 0.0;
     for (int q = 0; q < s->nnb[i]; q++) {
         int j = L[q];
-        if (s->dt[j] > dtlim) continue;
+        if (s->dt[j] > dtlim || ks_chain_owns(s->ks, j)) continue;
         double xj[3], vj[3];
         ks_predict_slot(s, j, t, xj, vj);
         double dx[3] = {xj[0] - s->x0[i][0], xj[1] - s->x0[i][1], xj[2] - s->x0[i][2]};
@@ -581,7 +594,7 @@ static int close_partner(const sim *s, int i, double t)
     return best;
 }
 
-static int slot_of_name(const sim *s, int name)
+int ks_slot_of_name(const sim *s, int name)
 {
     for (int i = s->ifirst; i < s->n; i++)
         if (s->name[i] == name) return i;
@@ -612,7 +625,8 @@ int ks_block_end(sim *s, const int *act, int nact, double t, char *err, size_t e
     if (!s->p.ks_off) {
         for (int q = 0; q < nact; q++) {
             int i = act[q];
-            if (i < s->ifirst || i >= s->n || !(s->dt[i] < s->p.dtmin)) continue;
+            if (i < s->ifirst || i >= s->n || !(s->dt[i] < s->p.dtmin) || ks_chain_owns(s->ks, i))
+                continue;
             int j = close_partner(s, i, t);
             if (j < 0) continue;
             if (!cand) cand = malloc(sizeof(int) * 2 * nact);
@@ -635,9 +649,14 @@ int ks_block_end(sim *s, const int *act, int nact, double t, char *err, size_t e
         note_event(s, LED_KS_TERM, t, n1, n2, e0);
         changes++;
     }
+    /* chain regularisation: a chain ends, or a strongly perturbed pair and
+     * its intruder become one */
+    int nch = ks_chain_block_end(s, t, err, errlen);
+    if (nch < 0) { free(cand); return -1; }
+    changes += nch;
     for (int c = 0; c < ncand; c++) {
-        int i = slot_of_name(s, cand[2 * c]), j = slot_of_name(s, cand[2 * c + 1]);
-        if (i < 0 || j < 0) continue;
+        int i = ks_slot_of_name(s, cand[2 * c]), j = ks_slot_of_name(s, cand[2 * c + 1]);
+        if (i < 0 || j < 0 || ks_chain_owns(s->ks, i) || ks_chain_owns(s->ks, j)) continue;
         int exact = s->ks->check_jumps || s->led.exact;
         double e0 = exact ? ks_total_energy(s) : 0.0;
         if (ks_form(s, i, j, t, err, errlen)) { free(cand); return -1; }

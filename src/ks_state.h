@@ -8,6 +8,7 @@
 #define NBODY6C_KS_STATE_H
 
 #include <stdint.h>
+#include "chain.h"
 #include "ks_integrate.h"
 #include "sim.h"
 
@@ -22,6 +23,27 @@ typedef struct ks_pair {
     double tres;
     double xcm[3], vcm[3], x1[3], v1[3], x2[3], v2[3];
 } ks_pair;
+
+/* The one chain of the run (ks_chain.c): members in the AR-chain of
+ * chain.h, their c.m. a body of the cluster at slot icm (name 0, mass the
+ * sum), the other members parked in their slots as ghosts (mass 0, far
+ * away, never due) until the chain ends.  Bodies that have icm on their
+ * lists feel the members resolved; the members feel the perturbers' tidal
+ * field (NBODY6's chlist.f / fchain.f / chfirr.f roles). */
+typedef struct ks_chain {
+    int active;
+    chain c;                     /* internal motion; c.id = member names */
+    int icm;                     /* the c.m. body's slot */
+    int slot[CHAIN_NMAX];        /* member -> slot (slot[0] = icm, the rest ghosts) */
+    int np;                      /* perturbers (slots) in plist */
+    int *plist;                  /* s->nbmax entries */
+    int renew;                   /* perturbers due for renewal (c.m. regular step) */
+    double gpert;                /* the largest perturber's tidal gamma at the last renewal */
+    double tres;                 /* members resolved at this time: */
+    double x[CHAIN_NMAX][3], v[CHAIN_NMAX][3];
+    int64_t started, ended, steps; /* steps: this chain's */
+    const char *last_end;        /* why the last chain ended (diagnostics) */
+} ks_chain;
 
 typedef struct ks_state {
     ks_pair *pair;       /* capacity n/2 */
@@ -38,10 +60,45 @@ typedef struct ks_state {
     int *tmp;            /* list scratch, 2 s->nbmax entries */
     unsigned char *dirty; /* slots whose polynomial or list the libraries must get again */
     unsigned char *mark;  /* scratch of the whole-list scans at an event, s->cap entries */
+    /* ---- chain regularisation (ks_chain.c) ---- */
+    int chain_on;        /* KZ(15) >= 1 and KZ(30) != 0 */
+    ks_chain ch;
 } ks_state;
 
 /* Is pair k perturbed (its components resolved in the forces)? */
 static inline int ks_pair_perturbed(const ks_pair *p) { return p->np > 0 && !p->o.frozen; }
+
+/* ks_pairs.c: the machinery of events, shared with ks_chain.c */
+void ks_swap_slots(sim *s, int a, int b, int *map, int *inv);
+void ks_labels_reset(const sim *s, int *map, int *inv);
+int ks_relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full);
+void ks_send_dirty(sim *s);
+int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *err, size_t errlen);
+int ks_slot_of_name(const sim *s, int name);
+
+/* ks_chain.c */
+/* Is slot i the chain's c.m. or one of its ghosts? */
+static inline int ks_chain_owns(const ks_state *ks, int i)
+{
+    if (!ks->ch.active) return 0;
+    for (int k = 0; k < ks->ch.c.n; k++)
+        if (ks->ch.slot[k] == i) return 1;
+    return 0;
+}
+/* New perturber list of the chain at time t from its c.m. list. */
+void ks_chain_select_perturbers(sim *s, double t);
+/* Members resolved at t (c.m. by the integration's predictor). */
+void ks_chain_resolve(sim *s, double t);
+/* The c.m.'s irregular correction (perturbers on the members minus on the
+ * point) and a field body's (members minus the point). */
+void ks_chain_cm_correction(const sim *s, double t, double a[3], double j[3]);
+void ks_chain_source_correction(const sim *s, const double x[3], const double v[3], double a[3],
+                                double j[3]);
+/* Advances the chain to t (block start, energy checks); -1 on failure. */
+int ks_chain_advance(sim *s, double t);
+/* Chain starts and ends at the block end; returns the number of events or
+ * -1 with err. */
+int ks_chain_block_end(sim *s, double t, char *err, size_t errlen);
 
 /* ks_perturbers.c */
 /* Control parameters for pair k (c.m. step as the cap). */

@@ -47,7 +47,7 @@ static const kz_info KZ_INFO[DECK_NKZ + 1] = {
     [14] = {"external tidal field (1 solar-neighbourhood linear field, 2 point-mass galaxy, "
             "3 galaxy model, 4 Plummer potential)",
             CLASS_REFUSED, NULL},
-    [15] = {"triple/quad/chain search", CLASS_REFUSED, NULL},
+    [15] = {"triple/quad/chain search", CLASS_VALUES, NULL},
     [16] = {"automatic RMIN, DTMIN, ECLOSE", CLASS_VALUES, NULL},
     [17] = {"automatic ETAI/ETAR from QE (2: ETAU too at a KZ(2) = 2 repeat)", CLASS_VALUES, NULL},
     [18] = {"hierarchical systems", CLASS_REFUSED, NULL},
@@ -63,7 +63,7 @@ static const kz_info KZ_INFO[DECK_NKZ + 1] = {
     [27] = {"tidal interactions", CLASS_REFUSED, NULL},
     [28] = {"GR radiation", CLASS_REFUSED, NULL},
     [29] = {"hot initial system (SIGMA0)", CLASS_REFUSED, NULL},
-    [30] = {"multiple regularisation", CLASS_REFUSED, NULL},
+    [30] = {"multiple regularisation (chain with KZ(15) >= 1)", CLASS_VALUES, NULL},
     [31] = {"centre-of-mass correction after energy check", CLASS_REFUSED, NULL},
     [32] = {"growing output intervals", CLASS_REFUSED, NULL},
     [33] = {"step histograms", CLASS_DIAGNOSTIC, NULL},
@@ -100,6 +100,10 @@ static kz_status status_by_value(int k, int v)
         return (v == 0 || v == 1) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 7: /* Lagrangian radii are always written */
         return v >= 0 ? KZ_IMPLEMENTED : KZ_REFUSED;
+    case 15: /* 1, 2: chain regularisation of strong KS encounters (ks_chain.c) with KZ(30) != 0 */
+        return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
+    case 30: /* with KZ(15) >= 1: chain (1, 2; > 2 would absorb perturbers: ended instead) */
+        return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 17: /* ETAI, ETAR steered from QE at every check (run.c, check.f) */
         return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 16: /* RMIN, DTMIN from the core density at every energy check (ks_auto_params) */

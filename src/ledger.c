@@ -4,7 +4,8 @@
 #include <string.h>
 #include "ledger.h"
 
-static const char *const kind_names[LED_NKIND] = {"ks_form", "ks_term", "tide_booked"};
+static const char *const kind_names[LED_NKIND] = {"ks_form", "ks_term", "tide_booked",
+                                                          "chain_start", "chain_end"};
 
 const char *ledger_kind_name(int kind)
 {
@@ -50,7 +51,9 @@ void ledger_close(ledger *l, double de, double pending, ledger_interval *out)
 {
     out->de = de;
     memcpy(out->ev, l->sum, sizeof out->ev);
-    out->rest = de - l->sum[LED_KS_FORM] - l->sum[LED_KS_TERM];
+    out->rest = de;
+    for (int k = 0; k < LED_NKIND; k++)
+        if (k != LED_TIDE) out->rest -= l->sum[k];
     out->pending_change = pending - l->pending;
     l->rest_total += out->rest;
     l->pending_change_total += out->pending_change;

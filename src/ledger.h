@@ -18,6 +18,10 @@
  *              formed or ended unperturbed): the tidal energy of the rest of
  *              the cluster on it that the model gained or dropped (ks->etide)
  *
+ *   chain_start / chain_end   a chain formed from KS pairs and singles, or
+ *              ended into them: again the same state written two ways; at
+ *              the end, the chain integration's inconsistency E_int + B
+ *
  * The rest of ΔE is the Hermite steps of singles and c.m. bodies and the
  * work integrated into h by the KS steps ("rest").  A separate gauge of the
  * KS steps: "ks_pending" is Σ mu (h_state − h_int) over the live pairs,
@@ -38,6 +42,8 @@ typedef enum ledger_kind {
     LED_KS_FORM,
     LED_KS_TERM,
     LED_TIDE,   /* booked, not a loss */
+    LED_CHAIN_START,
+    LED_CHAIN_END,
     LED_NKIND
 } ledger_kind;
 
@@ -71,7 +77,7 @@ typedef struct ledger {
 typedef struct ledger_interval {
     double de;                  /* the measured ΔE */
     double ev[LED_NKIND];       /* by event kind (tide: booked) */
-    double rest;                /* de − ks_form − ks_term */
+    double rest;                /* de − the events' jumps (all but tide) */
     double pending_change;      /* change of Σ mu (h_state − h_int) */
 } ledger_interval;
 

@@ -140,10 +140,13 @@ static int bodies_gather(const sim *s, bodies *b)
             double mutual;
             /* reads the pairs only; its prototype is not const */
             ks_physical_state((sim *)s, (const double(*)[3])b->xs, (const double(*)[3])b->vs, mo, xo, vo, &mutual);
-            memcpy(b->xs, xo, sizeof(vec3) * s->ifirst);
-            memcpy(b->vs, vo, sizeof(vec3) * s->ifirst);
+            /* components and chain members resolved, singles as they were */
+            memcpy(b->xs, xo, sizeof(vec3) * n);
+            memcpy(b->vs, vo, sizeof(vec3) * n);
+        } else {
+            memcpy(mo, s->m, sizeof(double) * n);
         }
-        for (int i = 0; i < n; i++) order[i] = (by_name){s->name[i], i};
+        for (int i = 0; i < n; i++) order[i] = (by_name){ks_body_name(s, i), i};
         qsort(order, n, sizeof *order, cmp_name);
         for (int k = 0; k < n; k++) {
             int i = order[k].slot;
@@ -151,8 +154,8 @@ static int bodies_gather(const sim *s, bodies *b)
                 b->x[c][k] = b->xs[i][c];
                 b->v[c][k] = b->vs[i][c];
             }
-            b->m[k] = s->m[i];
-            b->name[k] = s->name[i];
+            b->m[k] = mo[i];
+            b->name[k] = order[k].name;
         }
     }
     free(xo);

@@ -1,0 +1,628 @@
+/* ks_chain.c — chain regularisation in the run (ALGORITHMS-CHAIN.md §1–§3):
+ * when a hard KS pair meets a strong perturber, the pair's components and
+ * the intruder (a single, or both components of another pair) become one
+ * AR-chain (chain.h).  This module owns the chain's place in the cluster:
+ *
+ *  - start (NBODY6's route C of ksint.f with IMPACT's size tests): the pairs
+ *    are ended, the members become one c.m. body (the first member's slot,
+ *    name 0, the members' mass and momentum) and ghosts (mass 0, far away,
+ *    never due), every list naming a member names the c.m. instead;
+ *  - each block: the chain is advanced to the block time with the tidal
+ *    field of its perturbers (predicted to every substep), and its members
+ *    resolved there for the force corrections (the c.m. feels the
+ *    perturbers through the members, bodies listing the c.m. feel the
+ *    members) and the energy measure;
+ *  - end (chain.f label 70 roles): an escaper beyond 5 R_grav receding
+ *    unbound, a stable bound triple (Mardling & Aarseth 2001), a perturber
+ *    too strong for the chain's model, or a step budget: the members come
+ *    back as singles at the block time with new polynomials, and the most
+ *    bound pair (and a second bound one for four members) becomes KS.
+ *
+ * Energy: the chain's internal energy E_int = -B is integrated with the
+ * perturbers' work (chain.h) and is part of the total (as EBIN is for KS);
+ * a start and an end write the same state two ways, so their jumps are the
+ * chain integration's own inconsistency (E_int + B at the end), recorded in
+ * the ledger. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "checks.h"
+#include "ks.h"
+#include "ks_state.h"
+#include "predict.h"
+
+#define GHOST_DT 1e30       /* a ghost's step: never due */
+#define GHOST_X 1e12        /* a ghost's distance: on no list, no force */
+#define CHAIN_STEP_BUDGET 2000000 /* chain steps before a bound chain is ended anyway */
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* + m (xs - x)/|xs - x|^3 and its time derivative (sign -1: minus) */
+static void add_term(double m, const double xs[3], const double vs[3], const double x[3],
+                     const double v[3], double sign, double a[3], double j[3])
+{
+    double r[3] = {xs[0] - x[0], xs[1] - x[1], xs[2] - x[2]};
+    double w[3] = {vs[0] - v[0], vs[1] - v[1], vs[2] - v[2]};
+    double r2 = dot3(r, r), rv = dot3(r, w);
+    double mr3 = sign * m / (r2 * sqrt(r2));
+    for (int c = 0; c < 3; c++) {
+        a[c] += mr3 * r[c];
+        j[c] += mr3 * (w[c] - 3.0 * rv / r2 * r[c]);
+    }
+}
+
+/* ---- perturbers and the members in the cluster --------------------------- */
+
+void ks_chain_select_perturbers(sim *s, double t)
+{
+    ks_chain *ch = &s->ks->ch;
+    int icm = ch->icm;
+    double M = ch->c.mtot, rsum = chain_rsum(&ch->c);
+    double xcm[3], vcm[3];
+    predict3(t - s->t0[icm], s->x0[icm], s->v0[icm], s->a[icm], s->j[icm], xcm, vcm);
+    /* tidal gamma 2 m_j RSUM^3 / (M r^3) above GMIN/100 (chlist.f's 0.01 GMIN) */
+    double fac = 2.0 * rsum * rsum * rsum / (M * 0.01 * s->p.gmin);
+    const int *L = sim_list(s, icm);
+    ch->np = 0;
+    ch->gpert = 0.0;
+    for (int q = 0; q < s->nnb[icm]; q++) {
+        int j = L[q];
+        double xj[3], vj[3];
+        predict3(t - s->t0[j], s->x0[j], s->v0[j], s->a[j], s->j[j], xj, vj);
+        double dx[3] = {xj[0] - xcm[0], xj[1] - xcm[1], xj[2] - xcm[2]};
+        double r2 = dot3(dx, dx), r3 = r2 * sqrt(r2);
+        if (r3 < fac * s->m[j]) {
+            ch->plist[ch->np++] = j;
+            double g = 2.0 * s->m[j] * rsum * rsum * rsum / (M * r3);
+            if (g > ch->gpert) ch->gpert = g;
+        }
+    }
+    ch->renew = 0;
+}
+
+void ks_chain_resolve(sim *s, double t)
+{
+    ks_chain *ch = &s->ks->ch;
+    double xc[3], vc[3], xi[CHAIN_NMAX][3], vi[CHAIN_NMAX][3];
+    ks_predict_slot(s, ch->icm, t, xc, vc);
+    chain_get_state(&ch->c, xi, vi);
+    for (int k = 0; k < ch->c.n; k++)
+        for (int c = 0; c < 3; c++) {
+            ch->x[k][c] = xc[c] + xi[k][c];
+            ch->v[k][c] = vc[c] + vi[k][c];
+        }
+    ch->tres = t;
+}
+
+void ks_chain_cm_correction(const sim *s, double t, double a[3], double j[3])
+{
+    const ks_chain *ch = &s->ks->ch;
+    double M = ch->c.mtot, xc[3], vc[3];
+    ks_predict_slot(s, ch->icm, t, xc, vc);
+    for (int n = 0; n < ch->np; n++) {
+        int p = ch->plist[n];
+        double xp[3], vp[3];
+        ks_predict_slot(s, p, t, xp, vp);
+        for (int k = 0; k < ch->c.n; k++)
+            add_term(ch->c.m[k] / M * s->m[p], xp, vp, ch->x[k], ch->v[k], 1.0, a, j);
+        add_term(s->m[p], xp, vp, xc, vc, -1.0, a, j);
+    }
+}
+
+void ks_chain_source_correction(const sim *s, const double x[3], const double v[3], double a[3],
+                                double j[3])
+{
+    const ks_chain *ch = &s->ks->ch;
+    double xc[3], vc[3];
+    ks_predict_slot(s, ch->icm, ch->tres, xc, vc);
+    for (int k = 0; k < ch->c.n; k++) add_term(ch->c.m[k], ch->x[k], ch->v[k], x, v, 1.0, a, j);
+    add_term(ch->c.mtot, xc, vc, x, v, -1.0, a, j);
+}
+
+/* The perturbers' tidal field on the members at chain time t (members at
+ * x relative to the c.m.); chain.h removes the mean itself. */
+static void chain_perturb(void *ctx, double t, int n, const double (*x)[3], const double (*v)[3],
+                          double (*acc)[3])
+{
+    (void)v;
+    const sim *s = ctx;
+    const ks_chain *ch = &s->ks->ch;
+    int icm = ch->icm;
+    double xc[3], vc[3];
+    predict3(t - s->t0[icm], s->x0[icm], s->v0[icm], s->a[icm], s->j[icm], xc, vc);
+    for (int k = 0; k < n; k++) acc[k][0] = acc[k][1] = acc[k][2] = 0.0;
+    for (int q = 0; q < ch->np; q++) {
+        int p = ch->plist[q];
+        double xp[3], vp[3];
+        predict3(t - s->t0[p], s->x0[p], s->v0[p], s->a[p], s->j[p], xp, vp);
+        for (int k = 0; k < n; k++) {
+            double d[3] = {xp[0] - xc[0] - x[k][0], xp[1] - xc[1] - x[k][1], xp[2] - xc[2] - x[k][2]};
+            double r2 = dot3(d, d), mr3 = s->m[p] / (r2 * sqrt(r2));
+            for (int c = 0; c < 3; c++) acc[k][c] += mr3 * d[c];
+        }
+    }
+}
+
+/* Advances the chain to t and resolves its members there. */
+int ks_chain_advance(sim *s, double t)
+{
+    ks_chain *ch = &s->ks->ch;
+    if (!ch->active) return 0;
+    if (ch->renew) ks_chain_select_perturbers(s, chain_time(&ch->c));
+    if (t > chain_time(&ch->c)) {
+        long long st0 = ch->c.steps;
+        chain_params par;
+        chain_params_default(&par);
+        int rc = chain_advance(&ch->c, t, &par, ch->np ? chain_perturb : NULL, s);
+        ch->steps += ch->c.steps - st0;
+        if (rc < 0) {
+            fprintf(stderr, "nbody6c: chain integration failed at t = %.10g: %s\n", t, ch->c.err);
+            return -1;
+        }
+    }
+    ks_chain_resolve(s, t);
+    return 0;
+}
+
+int ks_body_name(const sim *s, int i)
+{
+    if (s->ks && s->ks->ch.active && i == s->ks->ch.icm) return (int)s->ks->ch.c.id[0];
+    return s->name[i];
+}
+
+/* ---- start ---------------------------------------------------------------- */
+
+/* The two-body elements of bodies with masses m1, m2, relative state dx, dv. */
+static void two_body(double M, const double dx[3], const double dv[3], double *a, double *e,
+                     double *rdot)
+{
+    double r = sqrt(dot3(dx, dx)), v2 = dot3(dv, dv), rv = dot3(dx, dv);
+    double en = 0.5 * v2 - M / r;
+    *a = -0.5 * M / en;
+    double h[3] = {dx[1] * dv[2] - dx[2] * dv[1], dx[2] * dv[0] - dx[0] * dv[2],
+                   dx[0] * dv[1] - dx[1] * dv[0]};
+    double e2 = 1.0 + 2.0 * en * dot3(h, h) / (M * M);
+    *e = sqrt(fmax(e2, 0.0));
+    *rdot = rv / r;
+}
+
+/* When a pair and an intruder become a chain (ksint.f route C, IMPACT's
+ * size tests, made earlier for a pair intruder): pair k bound with
+ * a < 3 RMIN and perturbed; the intruder the approaching neighbour of its
+ * c.m. within 5 RMIN with the largest (M + m_j)/r^2, whose pericentre comes
+ * within 5 apocentre sizes (both pairs' for a pair intruder); and the
+ * encounter strong: the pair's relative perturbation above 0.05 (NBODY6),
+ * the intruder's tidal gamma at the pair's apocentre above CHAIN_GAMMA, or a
+ * pair intruder within 4 apocentre sizes (a pair perturbs a KS pair only as
+ * a point, so binary-binary encounters must not wait for gamma).  Returns
+ * the intruder's slot or -1. */
+#define CHAIN_GAMMA 0.01
+static double pair_apocentre(const ks_orbit *o)
+{
+    return o->h < 0.0 ? ks_orbit_semi(o) * (1.0 + ks_orbit_ecc(o)) : o->r;
+}
+
+static int chain_intruder(const sim *s, int k, double t)
+{
+    const ks_pair *kp = &s->ks->pair[k];
+    const ks_orbit *o = &kp->o;
+    if (!ks_pair_perturbed(kp) || !(o->h < 0.0)) return -1;
+    double a = ks_orbit_semi(o), rmin = s->p.rmin;
+    if (!(a < 3.0 * rmin)) return -1;
+    int icm = s->n + k;
+    double M = s->m[icm], xc[3], vc[3];
+    ks_predict_slot(s, icm, t, xc, vc);
+    const int *L = sim_list(s, icm);
+    int best = -1;
+    double bestv = 0.0;
+    for (int q = 0; q < s->nnb[icm]; q++) {
+        int j = L[q];
+        if (ks_chain_owns(s->ks, j)) continue;
+        double xj[3], vj[3];
+        ks_predict_slot(s, j, t, xj, vj);
+        double dx[3] = {xj[0] - xc[0], xj[1] - xc[1], xj[2] - xc[2]};
+        double dv[3] = {vj[0] - vc[0], vj[1] - vc[1], vj[2] - vc[2]};
+        double r2 = dot3(dx, dx);
+        if (dot3(dx, dv) >= 0.0 || r2 > 25.0 * rmin * rmin) continue;
+        double val = (M + s->m[j]) / r2;
+        if (val > bestv) {
+            bestv = val;
+            best = j;
+        }
+    }
+    if (best < 0) return -1;
+    int jpair = best >= s->n;
+    if (jpair && s->ks->pair[best - s->n].o.h >= 0.0) return -1;
+    double xj[3], vj[3];
+    ks_predict_slot(s, best, t, xj, vj);
+    double dx[3] = {xj[0] - xc[0], xj[1] - xc[1], xj[2] - xc[2]};
+    double dv[3] = {vj[0] - vc[0], vj[1] - vc[1], vj[2] - vc[2]};
+    double a1, e1, rd, r = sqrt(dot3(dx, dx));
+    two_body(M + s->m[best], dx, dv, &a1, &e1, &rd);
+    double pmin = a1 > 0.0 ? a1 * (1.0 - e1) : (e1 > 1.0 ? -a1 * (e1 - 1.0) : r / 4.0);
+    double size = pair_apocentre(o) + (jpair ? pair_apocentre(&s->ks->pair[best - s->n].o) : 0.0);
+    if (!(pmin <= 5.0 * size)) return -1;
+    if (jpair && r > 4.0 * rmin) return -1;
+    double apo = pair_apocentre(o);
+    double gj = 2.0 * s->m[best] * apo * apo * apo / (M * r * r * r);
+    if (o->gamma > 0.05 || gj > CHAIN_GAMMA || (jpair && r < 4.0 * size)) return best;
+    return -1;
+}
+
+/* The internal energy of members (x, v in any common frame): T + W about
+ * their c.m. */
+static double members_energy(int n, const double *m, const double (*x)[3], const double (*v)[3])
+{
+    double M = 0.0, p[3] = {0, 0, 0}, t = 0.0, w = 0.0;
+    for (int k = 0; k < n; k++) {
+        M += m[k];
+        for (int c = 0; c < 3; c++) p[c] += m[k] * v[k][c];
+        t += 0.5 * m[k] * dot3(v[k], v[k]);
+    }
+    t -= 0.5 * dot3(p, p) / M;
+    for (int i = 0; i < n; i++)
+        for (int k = i + 1; k < n; k++) {
+            double d[3] = {x[i][0] - x[k][0], x[i][1] - x[k][1], x[i][2] - x[k][2]};
+            w -= m[i] * m[k] / sqrt(dot3(d, d));
+        }
+    return t + w;
+}
+
+static void make_ghost(sim *s, int g, double t)
+{
+    s->m[g] = 0.0;
+    s->x0[g][0] = GHOST_X * (1.0 + (double)g / s->cap);
+    s->x0[g][1] = s->x0[g][2] = 0.0;
+    memset(s->v0[g], 0, sizeof(vec3));
+    memcpy(s->x[g], s->x0[g], sizeof(vec3));
+    memset(s->v[g], 0, sizeof(vec3));
+    memset(s->a[g], 0, sizeof(vec3)); memset(s->j[g], 0, sizeof(vec3));
+    memset(s->fi[g], 0, sizeof(vec3)); memset(s->fid[g], 0, sizeof(vec3));
+    memset(s->d2[g], 0, sizeof(vec3)); memset(s->d3[g], 0, sizeof(vec3));
+    memset(s->fr[g], 0, sizeof(vec3)); memset(s->frd[g], 0, sizeof(vec3));
+    memset(s->d2r[g], 0, sizeof(vec3)); memset(s->d3r[g], 0, sizeof(vec3));
+    s->t0[g] = s->t0r[g] = s->tpred[g] = t;
+    s->dt[g] = s->dtr[g] = GHOST_DT;
+    s->nnb[g] = 0;
+    s->ks->dirty[g] = 1;
+}
+
+/* The members (singles, by name) become the chain at time t. */
+static int chain_start(sim *s, int n, const int *names, double t, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    ks_chain *ch = &ks->ch;
+    int slot[CHAIN_NMAX];
+    double m[CHAIN_NMAX], x[CHAIN_NMAX][3], v[CHAIN_NMAX][3];
+    long id[CHAIN_NMAX];
+    for (int k = 0; k < n; k++) {
+        slot[k] = ks_slot_of_name(s, names[k]);
+        if (slot[k] < 0) {
+            snprintf(err, errlen, "chain start: body %d is not a single", names[k]);
+            return -1;
+        }
+        ks_predict_slot_high(s, slot[k], t, x[k], v[k]);
+        m[k] = s->m[slot[k]];
+        id[k] = names[k];
+    }
+    double e_before = members_energy(n, m, (const double(*)[3])x, (const double(*)[3])v);
+    if (getenv("CHAIN_DEBUG")) fprintf(stderr, "chain_start t=%.6g n=%d e_members %.15g\n", t, n, e_before);
+    double xcm[3], vcm[3];
+    if (chain_init(&ch->c, n, m, (const double(*)[3])x, (const double(*)[3])v, id, t, xcm, vcm)) {
+        snprintf(err, errlen, "chain start at t = %g: %s", t, ch->c.err);
+        return -1;
+    }
+    if (getenv("CHAIN_DEBUG")) fprintf(stderr, "  chain_energy %.15g  -B %.15g\n", chain_energy(&ch->c), -ch->c.B);
+    /* bodies that list some of the members but not all: they would gain
+     * the others through the c.m.; they restart at t, as at a KS formation */
+    unsigned char *mark = ks->mark;
+    int nsplit = 0, *split = malloc(sizeof(int) * (size_t)(s->ntot + 1));
+    if (!split) {
+        snprintf(err, errlen, "out of memory at a chain start");
+        return -1;
+    }
+    for (int b = s->ifirst; b < s->ntot; b++) {
+        const int *l = sim_list(s, b);
+        int hits = 0, self = 0;
+        for (int k = 0; k < n; k++) self |= b == slot[k];
+        for (int q = 0; q < s->nnb[b]; q++)
+            for (int k = 0; k < n; k++) hits += l[q] == slot[k];
+        mark[b] = !self && hits > 0 && hits < n;
+        if (mark[b]) split[nsplit++] = b;
+    }
+    int C = slot[0];
+    int *map = ks->map, *inv = ks->map + s->cap;
+    ks_labels_reset(s, map, inv);
+    for (int k = 1; k < n; k++) map[slot[k]] = C;
+    ch->active = 0; /* the relabelling must not move the chain's own slots */
+    ks_relabel_all(s, map, -1, -1, -1, NULL); /* members merge into the c.m. */
+    if (!ch->plist) ch->plist = malloc(sizeof(int) * (size_t)(s->nbmax + 2));
+    if (!ch->plist) {
+        free(split);
+        snprintf(err, errlen, "out of memory at a chain start");
+        return -1;
+    }
+    ch->active = 1;
+    ch->icm = C;
+    memcpy(ch->slot, slot, sizeof(int) * (size_t)n);
+    ch->np = 0;
+    ch->steps = 0;
+    double rs = 0.0, dtr = INFINITY;
+    for (int k = 0; k < n; k++) {
+        rs = fmax(rs, s->rs[slot[k]]);
+        dtr = fmin(dtr, s->dtr[slot[k]]);
+    }
+    for (int k = 1; k < n; k++) make_ghost(s, slot[k], t);
+    s->name[C] = 0;
+    s->m[C] = ch->c.mtot;
+    memcpy(s->x0[C], xcm, sizeof(vec3));
+    memcpy(s->v0[C], vcm, sizeof(vec3));
+    s->rs[C] = rs;
+    s->dtr[C] = dtr;
+    s->nnb[C] = 0;
+    /* the jump: the same state written two ways (rounding only) */
+    ks->last_jump = 0.5 * ch->c.mtot * dot3(vcm, vcm) - ch->c.B -
+                    (e_before + 0.5 * ch->c.mtot * dot3(vcm, vcm));
+    int *idx = malloc(sizeof(int) * (size_t)(nsplit + 1));
+    if (!idx) {
+        free(split);
+        snprintf(err, errlen, "out of memory at a chain start");
+        return -1;
+    }
+    idx[0] = C;
+    for (int q = 0; q < nsplit; q++) {
+        int b = split[q];
+        double xb[3], vb[3];
+        ks_predict_slot_high(s, b, t, xb, vb);
+        memcpy(s->x0[b], xb, sizeof xb);
+        memcpy(s->v0[b], vb, sizeof vb);
+        idx[q + 1] = b;
+    }
+    free(split);
+    int rc = ks_init_bodies(s, nsplit + 1, idx, t, -1, err, errlen);
+    free(idx);
+    if (rc) return -1;
+    ch->started++;
+    return 0;
+}
+
+/* ---- end ------------------------------------------------------------------ */
+
+/* Adds the members' slots to every list that names the c.m. (kept sorted,
+ * at most nbmax: a list that would overflow is returned in full[]). */
+static int relabel_members_back(sim *s, int *full)
+{
+    ks_chain *ch = &s->ks->ch;
+    int nfull = 0, n = ch->c.n, *tmp = s->ks->tmp;
+    for (int b = s->ifirst; b < s->ntot; b++) {
+        int *l = sim_list(s, b), nb = s->nnb[b], has = 0;
+        for (int q = 0; q < nb && !has; q++) has = l[q] == ch->icm;
+        if (!has || b == ch->icm) continue;
+        int m = 0;
+        for (int q = 0; q < nb; q++) tmp[m++] = l[q];
+        for (int k = 1; k < n && m < 2 * (s->nbmax + 2); k++)
+            if (ch->slot[k] != b) tmp[m++] = ch->slot[k];
+        /* insertion sort: lists are short */
+        for (int q = 1; q < m; q++) {
+            int e = tmp[q], r = q - 1;
+            while (r >= 0 && tmp[r] > e) {
+                tmp[r + 1] = tmp[r];
+                r--;
+            }
+            tmp[r + 1] = e;
+        }
+        if (m > s->nbmax) {
+            m = s->nbmax;
+            full[nfull++] = b;
+        }
+        memcpy(l, tmp, sizeof(int) * (size_t)m);
+        s->nnb[b] = m;
+        s->ks->dirty[b] = 1;
+    }
+    return nfull;
+}
+
+/* The members come back as singles at t; the most bound pair (and, with
+ * four or more members, a second bound pair well apart from it) is handed
+ * back to KS by name in ks_pairs[] (count returned). */
+static int chain_end(sim *s, double t, int *ks_names, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    ks_chain *ch = &ks->ch;
+    int n = ch->c.n;
+    double xc[3], vc[3], xi[CHAIN_NMAX][3], vi[CHAIN_NMAX][3];
+    ks_predict_slot_high(s, ch->icm, t, xc, vc);
+    chain_get_state(&ch->c, xi, vi);
+    /* KS candidates before the state leaves the chain */
+    int npairs = 0;
+    chain_pair_info dom;
+    chain_dominant_pair(&ch->c, &dom);
+    if (dom.energy < 0.0) {
+        ks_names[0] = (int)ch->c.id[dom.i];
+        ks_names[1] = (int)ch->c.id[dom.j];
+        npairs = 1;
+        if (n >= 4) {
+            chain_pair_info best = {0};
+            int found = 0;
+            for (int i = 0; i < n; i++)
+                for (int k = i + 1; k < n; k++) {
+                    if (i == dom.i || i == dom.j || k == dom.i || k == dom.j) continue;
+                    chain_pair_info pi;
+                    chain_pair(&ch->c, i, k, &pi);
+                    if (pi.energy < 0.0 && pi.r < s->p.rmin && (!found || pi.energy < best.energy)) {
+                        best = pi;
+                        found = 1;
+                    }
+                }
+            if (found) {
+                ks_names[2] = (int)ch->c.id[best.i];
+                ks_names[3] = (int)ch->c.id[best.j];
+                npairs = 2;
+            }
+        }
+    }
+    double e_int = chain_energy(&ch->c);
+    ks->last_jump = e_int + ch->c.B; /* the chain integration's inconsistency */
+    int nfull = 0, *idx = malloc(sizeof(int) * (size_t)(s->ntot + n + 1));
+    if (!idx) {
+        snprintf(err, errlen, "out of memory at a chain end");
+        return -1;
+    }
+    nfull = relabel_members_back(s, idx + n);
+    for (int k = 0; k < n; k++) {
+        int b = ch->slot[k];
+        s->name[b] = (int)ch->c.id[k];
+        s->m[b] = ch->c.m[k];
+        for (int c = 0; c < 3; c++) {
+            s->x0[b][c] = xc[c] + xi[k][c];
+            s->v0[b][c] = vc[c] + vi[k][c];
+        }
+        s->t0[b] = s->t0r[b] = t;
+        s->dtr[b] = s->dtr[ch->icm];
+        s->rs[b] = s->rs[ch->icm];
+        s->nnb[b] = 0;
+        idx[k] = b;
+    }
+    for (int q = 0; q < nfull; q++) {
+        int b = idx[n + q];
+        double xb[3], vb[3];
+        ks_predict_slot_high(s, b, t, xb, vb);
+        memcpy(s->x0[b], xb, sizeof xb);
+        memcpy(s->v0[b], vb, sizeof vb);
+    }
+    ch->active = 0;
+    ch->np = 0;
+    ch->ended++;
+    int rc = ks_init_bodies(s, n + nfull, idx, t, -1, err, errlen);
+    free(idx);
+    return rc ? -1 : npairs;
+}
+
+/* Mardling & Aarseth (2001): is the triple (inner pair i, j; outer k)
+ * stable?  Inclination factor left at its coplanar value (conservative). */
+static int stable_triple(const chain *c, const chain_pair_info *in, int k)
+{
+    double mi = c->m[in->i] + c->m[in->j], M = c->mtot;
+    double x[CHAIN_NMAX][3], v[CHAIN_NMAX][3];
+    chain_get_state(c, x, v);
+    double xin[3], vin[3];
+    for (int d = 0; d < 3; d++) {
+        xin[d] = (c->m[in->i] * x[in->i][d] + c->m[in->j] * x[in->j][d]) / mi;
+        vin[d] = (c->m[in->i] * v[in->i][d] + c->m[in->j] * v[in->j][d]) / mi;
+    }
+    double dx[3] = {x[k][0] - xin[0], x[k][1] - xin[1], x[k][2] - xin[2]};
+    double dv[3] = {v[k][0] - vin[0], v[k][1] - vin[1], v[k][2] - vin[2]};
+    double a1, e1, rd;
+    two_body(M, dx, dv, &a1, &e1, &rd);
+    if (!(a1 > 0.0) || !(e1 < 1.0) || !(in->a > 0.0)) return 0;
+    double q = c->m[k] / mi;
+    double rp = 2.8 * pow((1.0 + q) * (1.0 + e1) / sqrt(1.0 - e1), 0.4);
+    return a1 * (1.0 - e1) / in->a > rp;
+}
+
+/* Why the chain should end now (NULL: go on). */
+static const char *end_reason(const sim *s)
+{
+    const ks_chain *ch = &s->ks->ch;
+    const chain *c = &ch->c;
+    if (c->n < 3) return "two members left";
+    if (ch->gpert > 0.2) return "strong perturber";
+    chain_pair_info dom;
+    chain_dominant_pair(c, &dom);
+    double wsum = 0.0;
+    for (int i = 0; i < c->n; i++)
+        for (int k = i + 1; k < c->n; k++) wsum += c->m[i] * c->m[k];
+    double rgrav = wsum / fmax(fabs(chain_energy(c)), 1e-300);
+    chain_escape esc;
+    if (chain_find_escaper(c, fmin(5.0 * rgrav, 3.0 * s->p.rmin), &esc)) return "escape";
+    if (c->n == 3 && dom.energy < 0.0) {
+        int k = 3 - dom.i - dom.j;
+        if (stable_triple(c, &dom, k)) return "stable triple";
+    }
+    if (ch->steps > CHAIN_STEP_BUDGET) return "step budget";
+    /* the perturbers come from the c.m.'s neighbour sphere: the chain must
+     * stay well inside it */
+    if (chain_rsum(c) > 0.5 * s->rs[ch->icm]) return "too large";
+    return NULL;
+}
+
+/* ---- the block end ----------------------------------------------------- */
+
+int ks_chain_block_end(sim *s, double t, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    if (!ks || !ks->chain_on) return 0;
+    ks_chain *ch = &ks->ch;
+    int events = 0;
+    if (ch->active) {
+        const char *why = end_reason(s);
+        if (!why) return 0;
+        int exact = s->led.exact, names[4];
+        double e0 = exact ? ks_total_energy(s) : 0.0;
+        chain_pair_info dom;
+        chain_dominant_pair(&ch->c, &dom);
+        int n1 = (int)ch->c.id[0], n2 = (int)ch->c.id[1];
+        double rs = chain_rsum(&ch->c);
+        int np = chain_end(s, t, names, err, errlen);
+        if (np < 0) return -1;
+        double de = exact ? ks_total_energy(s) - e0 : ks->last_jump;
+        ledger_record(&s->led, LED_CHAIN_END, t, n1, n2, de, dom.a, dom.e, rs);
+        events++;
+        for (int q = 0; q < np; q++) {
+            int i = ks_slot_of_name(s, names[2 * q]), j = ks_slot_of_name(s, names[2 * q + 1]);
+            if (i < 0 || j < 0) continue;
+            if (ks_form(s, i, j, t, err, errlen)) return -1;
+            ledger_record(&s->led, LED_KS_FORM, t, names[2 * q], names[2 * q + 1], ks->last_jump,
+                          ks->last_a, ks->last_ecc, 0.0);
+            events++;
+        }
+        ch->last_end = why;
+        return events;
+    }
+    for (int k = 0; k < s->npairs; k++) {
+        int J = chain_intruder(s, k, t);
+        if (J < 0) continue;
+        int names[4], n = 0;
+        names[n++] = s->name[2 * k];
+        names[n++] = s->name[2 * k + 1];
+        int kj = J >= s->n ? J - s->n : -1;
+        if (kj >= 0) {
+            names[n++] = s->name[2 * kj];
+            names[n++] = s->name[2 * kj + 1];
+        } else {
+            names[n++] = s->name[J];
+        }
+        int exact = s->led.exact;
+        double e0 = exact ? ks_total_energy(s) : 0.0;
+        const ks_orbit *o = &ks->pair[k].o;
+        double a = ks_orbit_semi(o), e = ks_orbit_ecc(o), g = o->gamma;
+        /* the pairs end first (the higher index first: ending moves the last pair) */
+        int kk[2] = {k, kj};
+        if (kj > k) {
+            kk[0] = kj;
+            kk[1] = k;
+        }
+        for (int q = 0; q < 2; q++) {
+            if (kk[q] < 0) continue;
+            int m1 = s->name[2 * kk[q]], m2 = s->name[2 * kk[q] + 1];
+            if (ks_terminate(s, kk[q], t, err, errlen)) return -1;
+            double dt_ = ks->last_jump;
+            if (exact) {
+                double e1 = ks_total_energy(s);
+                dt_ = e1 - e0;
+                e0 = e1;
+            }
+            ledger_record(&s->led, LED_KS_TERM, t, m1, m2, dt_, ks->last_a, ks->last_ecc,
+                          ks->last_gamma);
+        }
+        if (chain_start(s, n, names, t, err, errlen)) return -1;
+        double de = exact ? ks_total_energy(s) - e0 : ks->last_jump;
+        ledger_record(&s->led, LED_CHAIN_START, t, names[0], names[2], de, a, e, g);
+        return 1;
+    }
+    return 0;
+}
