@@ -160,8 +160,10 @@ static void refusal_reason(int k, char *buf, size_t len)
         snprintf(buf, len, "%s: negative values have no meaning (refused); use 0 or more", meaning);
         return;
     case 2:
+    case 15:
     case 16:
     case 17:
+    case 30:
         snprintf(buf, len, "%s: only 0..2 are accepted (refused)", meaning);
         return;
     case 20:

@@ -457,8 +457,8 @@ static void test_policy(void)
             zero_ok = 0;
     CHECK(zero_ok, "KZ(k) = 0 is accepted for every k");
 
-    static const int refused[] = {8,  11, 13, 14, 15, 18, 19, 23, 24, 25, 26, 27, 28,
-                                  29, 30, 31, 32, 34, 35, 37, 38, 39, 41, 43, 49};
+    static const int refused[] = {8,  11, 13, 14, 18, 19, 23, 24, 25, 26, 27, 28,
+                                  29, 31, 32, 34, 35, 37, 38, 39, 41, 43, 49};
     int ref_ok = 1;
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (kz_status_of(refused[i], 1) != KZ_REFUSED || kz_status_of(refused[i], -1) != KZ_REFUSED)
@@ -475,7 +475,9 @@ static void test_policy(void)
     CHECK(kz_status_of(1, 1) == KZ_IMPLEMENTED && kz_status_of(1, -1) == KZ_REFUSED &&
               kz_status_of(2, 1) == KZ_IMPLEMENTED && kz_status_of(2, 2) == KZ_IMPLEMENTED &&
               kz_status_of(17, 1) == KZ_IMPLEMENTED && kz_status_of(17, 2) == KZ_IMPLEMENTED &&
-              kz_status_of(17, 3) == KZ_REFUSED &&
+              kz_status_of(17, 3) == KZ_REFUSED && kz_status_of(15, 1) == KZ_IMPLEMENTED &&
+              kz_status_of(15, 3) == KZ_REFUSED && kz_status_of(30, 1) == KZ_IMPLEMENTED &&
+              kz_status_of(30, -1) == KZ_REFUSED &&
               kz_status_of(2, 3) == KZ_REFUSED && kz_status_of(3, 1) == KZ_IMPLEMENTED &&
               kz_status_of(46, 1) == KZ_IMPLEMENTED && kz_status_of(47, 5) == KZ_IMPLEMENTED &&
               kz_status_of(16, 1) == KZ_IMPLEMENTED && kz_status_of(16, 2) == KZ_IMPLEMENTED &&
@@ -552,7 +554,8 @@ static void test_doc_table(void)
         else if (strstr(status, "unused in NBODY6"))
             ok = kz_status_of(k, 1) != KZ_REFUSED && kz_status_of(k, -1) != KZ_REFUSED;
         else /* per-value rows (5, 7, 16, 20, 22, 40) are checked in test_policy */
-            ok = k == 1 || k == 2 || k == 3 || k == 5 || k == 7 || k == 16 || k == 17 || k == 20 || k == 22 ||
+            ok = k == 1 || k == 2 || k == 3 || k == 5 || k == 7 || k == 15 || k == 16 || k == 17 ||
+                 k == 20 || k == 22 || k == 30 ||
                  k == 40 || k == 46 || k == 47;
         if (ok)
             agree++;
