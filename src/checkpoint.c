@@ -203,6 +203,7 @@ static void encode_chain(wbuf *w, const sim *s)
     put_i64(w, ch->started);
     put_i64(w, ch->ended);
     put_i64(w, ch->active);
+    put_i64(w, ch->steps_total);
     if (ch->active) {
         put(w, &ch->c, sizeof(chain));
         put_i64(w, ch->icm);
@@ -301,6 +302,7 @@ static int decode_chain(rbuf *r, sim *s)
     ch->started = get_i64(r);
     ch->ended = get_i64(r);
     ch->active = (int)get_i64(r);
+    ch->steps_total = get_i64(r);
     if (ch->active) {
         get(r, &ch->c, sizeof(chain));
         if (ch->c.n < 2 || ch->c.n > CHAIN_NMAX) return -1;

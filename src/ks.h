@@ -84,6 +84,9 @@ typedef struct ks_summary {
     long long formed, terminated, steps;
     int pairs, hard;        /* pairs now; hard binaries (E_b < EBH) among them */
     double ebin_hard;       /* their binding energy (negative; 0 if none) */
+    long long chains_started, chains_ended, chain_steps; /* chain regularisation */
+    int chain_members;      /* members of the chain now (0: none) */
+    double chain_energy;    /* its internal energy now (-B) */
 } ks_summary;
 void ks_summarise(const sim *s, ks_summary *out);
 

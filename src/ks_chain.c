@@ -311,10 +311,23 @@ static int chain_start(sim *s, int n, const int *names, double t, char *err, siz
     }
     double e_before = members_energy(n, m, (const double(*)[3])x, (const double(*)[3])v);
     if (getenv("CHAIN_DEBUG")) fprintf(stderr, "chain_start t=%.6g n=%d e_members %.15g\n", t, n, e_before);
-    double xcm[3], vcm[3];
-    if (chain_init(&ch->c, n, m, (const double(*)[3])x, (const double(*)[3])v, id, t, xcm, vcm)) {
+    /* relative to the first member: chain.h wants a nearby origin (cluster
+     * coordinates would cost a tight pair eps |x| / a of its accuracy) */
+    double x0[3], v0[3], xr[CHAIN_NMAX][3], vr[CHAIN_NMAX][3], xcm[3], vcm[3];
+    memcpy(x0, x[0], sizeof x0);
+    memcpy(v0, v[0], sizeof v0);
+    for (int k = 0; k < n; k++)
+        for (int c = 0; c < 3; c++) {
+            xr[k][c] = x[k][c] - x0[c];
+            vr[k][c] = v[k][c] - v0[c];
+        }
+    if (chain_init(&ch->c, n, m, (const double(*)[3])xr, (const double(*)[3])vr, id, t, xcm, vcm)) {
         snprintf(err, errlen, "chain start at t = %g: %s", t, ch->c.err);
         return -1;
+    }
+    for (int c = 0; c < 3; c++) {
+        xcm[c] += x0[c];
+        vcm[c] += v0[c];
     }
     if (getenv("CHAIN_DEBUG")) fprintf(stderr, "  chain_energy %.15g  -B %.15g\n", chain_energy(&ch->c), -ch->c.B);
     /* bodies that list some of the members but not all: they would gain
@@ -497,6 +510,7 @@ static int chain_end(sim *s, double t, int *ks_names, char *err, size_t errlen)
     ch->active = 0;
     ch->np = 0;
     ch->ended++;
+    ch->steps_total += ch->steps;
     int rc = ks_init_bodies(s, n + nfull, idx, t, -1, err, errlen);
     free(idx);
     return rc ? -1 : npairs;

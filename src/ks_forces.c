@@ -256,6 +256,12 @@ void ks_summarise(const sim *s, ks_summary *out)
     out->steps = s->ks->steps;
     out->pairs = s->npairs;
     out->hard = ks_hard_binaries(s, &out->ebin_hard);
+    const ks_chain *ch = &s->ks->ch;
+    out->chains_started = ch->started;
+    out->chains_ended = ch->ended;
+    out->chain_steps = ch->steps_total + (ch->active ? ch->steps : 0);
+    out->chain_members = ch->active ? ch->c.n : 0;
+    out->chain_energy = ch->active ? -ch->c.B : 0.0;
 }
 
 /* ---- the energy measure ---------------------------------------------------

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "checkpoint.h"
 #include "ks.h"
 #include "ks_state.h"
 #include "simutil.h"
@@ -199,8 +200,74 @@ static void test_binary_binary(void)
           "chain start/end jumps: %.2e / %.2e of |E|", with.chain_start_sum, with.chain_end_sum);
 }
 
+/* A checkpoint taken while a chain is active holds the chain whole. */
+static void test_checkpoint(void)
+{
+    double m[3 + NFIELD], x[3 + NFIELD][3], v[3 + NFIELD][3];
+    double xc[3] = {0, 0, 0}, vc[3] = {0, 0, 0};
+    binary(0.25, 0.25, 0.002, 0.3, xc, vc, m, x, v);
+    m[2] = 0.25;
+    x[2][0] = 0.0005; x[2][1] = 0.08; x[2][2] = 0.0;
+    v[2][0] = 0.0; v[2][1] = -1.2; v[2][2] = 0.05;
+    int n = 3;
+    double mc = 0.75;
+    for (int k = 0; k < NFIELD; k++) {
+        double ph = 2.0 * M_PI * k / NFIELD, r = 0.3, vv = sqrt(mc / r);
+        m[n + k] = 1e-3;
+        x[n + k][0] = r * cos(ph); x[n + k][1] = r * sin(ph); x[n + k][2] = 0.02 * (k % 2 ? 1 : -1);
+        v[n + k][0] = -vv * sin(ph); v[n + k][1] = vv * cos(ph); v[n + k][2] = 0.0;
+    }
+    n += NFIELD;
+    deck d;
+    deck_defaults(&d, n);
+    d.rs0 = 100.0;
+    d.etai = 0.005; d.etar = 0.01; d.etau = 0.1;
+    d.rmin = 0.01; d.dtmin = 1e-3; d.eclose = 1.0; d.smax = 0.125;
+    d.kz[16] = 0; d.kz[15] = 1; d.kz[30] = 1;
+    run_options ro = quiet_cpu_options();
+    char err[512];
+    sim *s = run_start(&d, n, m, (const double(*)[3])x, (const double(*)[3])v, &ro, NULL, err, sizeof err);
+    if (!s) {
+        CHECK(0, "run_start: %s", err);
+        return;
+    }
+    s->p.fixed_radius = 1;
+    double t = 0.0;
+    while (!s->ks->ch.active && t < 0.1 && run_advance(s, t += 1e-4, err, sizeof err) == 0) {}
+    CHECK(s->ks->ch.active, "a chain is active at t = %g", t);
+    run_state rs = {0};
+    size_t len;
+    unsigned char *buf = checkpoint_encode(s, &d, &rs, &len);
+    deck d2;
+    run_state rs2;
+    sim *s2 = buf ? checkpoint_decode(buf, len, "mem", &d2, &rs2, err, sizeof err) : NULL;
+    int same = s2 && s2->ks->ch.active && !memcmp(&s2->ks->ch.c, &s->ks->ch.c, sizeof(chain)) &&
+               s2->ks->ch.icm == s->ks->ch.icm && s2->ks->ch.np == s->ks->ch.np &&
+               !memcmp(s2->ks->ch.slot, s->ks->ch.slot, sizeof s->ks->ch.slot) &&
+               !memcmp(s2->ks->ch.plist, s->ks->ch.plist, sizeof(int) * (size_t)s->ks->ch.np) &&
+               s2->m[s->ks->ch.slot[1]] == 0.0;
+    CHECK(same, "the checkpoint holds the active chain whole (%s)", s2 ? "decoded" : err);
+    /* a build that knows no chains must refuse it: the section is required */
+    int req = 0;
+    for (size_t q = 0; buf && q + 8 < len; q++)
+        if (!memcmp(buf + q, "CHST", 4)) {
+            uint32_t fl;
+            memcpy(&fl, buf + q + 4, 4);
+            req = fl & 1;
+            break;
+        }
+    CHECK(req, "its chain section is marked required");
+    free(buf);
+    if (s2) {
+        ks_close(s2);
+        sim_free(s2);
+    }
+    run_end(s);
+}
+
 int main(void)
 {
+    test_checkpoint();
     test_binary_single();
     test_binary_binary();
     return check_done();
