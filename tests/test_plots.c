@@ -51,6 +51,10 @@ int main(void)
     rc = io_sh("%s scripts/plot_energy.py %s/run -o %s/energy.png", py, dir, dir);
     snprintf(p, sizeof p, "%s/energy.png", dir);
     CHECK(rc == 0 && is_png(p), "plot_energy.py: energy error (exit %d) %s", rc, io_out);
+    rc = io_sh("%s scripts/plot_collapse.py %s/run %s/run --labels a,b -o %s/collapse.png", py, dir, dir, dir);
+    snprintf(p, sizeof p, "%s/collapse.png", dir);
+    CHECK(rc == 0 && is_png(p), "plot_collapse.py: radii, hard binaries, EBIN, dE of two runs (exit %d) %s",
+          rc, io_out);
     rc = io_sh("%s scripts/plot_snapshot.py %s/run -t 0.5 -o %s/cluster.png", py, dir, dir);
     snprintf(p, sizeof p, "%s/cluster.png", dir);
     CHECK(rc == 0 && is_png(p), "plot_snapshot.py: the cluster at t = 0.5 (exit %d) %s", rc, io_out);
