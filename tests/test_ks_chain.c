@@ -8,8 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "check.h"
 #include "checkpoint.h"
+#include "checks.h"
+#include "snapshot.h"
 #include "ks.h"
 #include "ks_state.h"
 #include "simutil.h"
@@ -257,6 +260,39 @@ static void test_checkpoint(void)
             break;
         }
     CHECK(req, "its chain section is marked required");
+    /* a snapshot taken now writes the members, not the c.m. and its ghosts */
+    char path[] = "/tmp/nbody6c-chain-snap-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0) close(fd);
+    ks_advance(s, s->time); /* as the checks do before a snapshot */
+    diag dg;
+    memset(&dg, 0, sizeof dg);
+    dg.t = s->time;
+    snapshot_data sd;
+    int ok = fd >= 0 && snapshot_write(path, s, &d, &dg, 1, err, sizeof err) == 0 &&
+             snapshot_read(path, &sd, err, sizeof err) == 0;
+    int good = ok && sd.n == n, names_ok = 1;
+    double worst = 0.0;
+    if (good) {
+        /* the members where the chain puts them: its c.m. predicted as the
+         * checks predict every body, plus the chain's own state */
+        const ks_chain *ch = &s->ks->ch;
+        double xc[3], vc[3], xi[CHAIN_NMAX][3], vi[CHAIN_NMAX][3];
+        checks_predict_one(s, ch->icm, s->time, xc, vc);
+        chain_get_state(&ch->c, xi, vi);
+        for (int k = 0; k < sd.n; k++) {
+            names_ok &= sd.name[k] == k + 1 && sd.m[k] > 0.0;
+            for (int q = 0; q < ch->c.n; q++)
+                if (sd.name[k] == ch->c.id[q])
+                    for (int c = 0; c < 3; c++)
+                        worst = fmax(worst, fabs(sd.x[k][c] - (xc[c] + xi[q][c])));
+        }
+        snapshot_data_free(&sd);
+    }
+    remove(path);
+    CHECK(good && names_ok && worst < 1e-12,
+          "a snapshot with an active chain: %d bodies named 1..N with their masses, the members "
+          "at the chain's positions (largest offset %.1e) %s", good ? n : -1, worst, ok ? "" : err);
     free(buf);
     if (s2) {
         ks_close(s2);
