@@ -476,7 +476,8 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     const int nact = b->nact, nreg = b->nreg;
     ph[PH_SCHED] = prof_lap(&w);
     /* KS pairs first, up to the block time (subint.f) */
-    if (ks_advance(s, t)) {
+    ks_advance(s, t);
+    if (ks_chain_sync(s, t, b->act, b->nact)) {
         snprintf(err, errlen, "chain integration failed at t = %.10g", t);
         return -1;
     }

@@ -200,6 +200,7 @@ void checks_measure(sim *s, diag *d, int first)
 {
     vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
     ks_advance(s, s->time); /* KS: every pair within one step of the check time */
+    ks_chain_sync(s, s->time, NULL, -1);
     checks_predict_all(s, x, v);
     d->t = s->time;
     energies(s, x, v, d);

@@ -19,9 +19,15 @@ int ks_open(sim *s, const deck *d, char *err, size_t errlen);
 void ks_close(sim *s);
 
 /* Integrates every pair up to time t (KS steps ending at or before t) and
- * resolves them at t for the force corrections; the chain too.  Returns 0,
- * or -1 when the chain integration failed (message on stderr). */
+ * resolves them at t for the force corrections.  Returns 0. */
 int ks_advance(sim *s, double t);
+
+/* Brings the chain (if any) to time t when this block needs its members:
+ * its c.m. is active, or an active body lists it or may list it after a
+ * regular step (act[0..nact)); nact < 0: always (checks, snapshots, exact
+ * audits).  NBODY6 advances its chain in chunks the same way (subint.f).
+ * Returns 0, or -1 when the chain integration failed (message on stderr). */
+int ks_chain_sync(sim *s, double t, const int *act, int nact);
 
 /* The name of the physical body at slot i < N (a chain's c.m. slot holds
  * its first member). */
