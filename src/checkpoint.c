@@ -204,6 +204,7 @@ static void encode_chain(wbuf *w, const sim *s)
     put_i64(w, ch->ended);
     put_i64(w, ch->active);
     put_i64(w, ch->steps_total);
+    put_i64(w, ch->absorbed);
     if (ch->active) {
         put(w, &ch->c, sizeof(chain));
         put_i64(w, ch->icm);
@@ -303,6 +304,7 @@ static int decode_chain(rbuf *r, sim *s)
     ch->ended = get_i64(r);
     ch->active = (int)get_i64(r);
     ch->steps_total = get_i64(r);
+    ch->absorbed = get_i64(r);
     if (ch->active) {
         get(r, &ch->c, sizeof(chain));
         if (ch->c.n < 2 || ch->c.n > CHAIN_NMAX) return -1;

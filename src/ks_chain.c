@@ -551,6 +551,120 @@ static int chain_end(sim *s, double t, int *ks_names, char *err, size_t errlen)
     return rc ? -1 : npairs;
 }
 
+/* ---- absorption ------------------------------------------------------------ */
+
+/* The perturber that should join the chain now (chmod.f's absorption, as
+ * NBODY6 does with KZ(30) > 2): approaching, within 3 RSUM of the chain's
+ * c.m. or with a tidal gamma above 0.1 on it, a single or a bound KS pair,
+ * with room in the chain.  Returns its slot or -1. */
+static int absorb_candidate(const sim *s, double t)
+{
+    const ks_chain *ch = &s->ks->ch;
+    double rsum = chain_rsum(&ch->c), M = ch->c.mtot, xc[3], vc[3];
+    ks_predict_slot(s, ch->icm, t, xc, vc);
+    int best = -1;
+    double bestg = 0.0;
+    for (int q = 0; q < ch->np; q++) {
+        int p = ch->plist[q];
+        int add = p >= s->n ? 2 : 1;
+        if (ch->c.n + add > 6) continue; /* NBODY6's largest chain */
+        if (p >= s->n && !(s->ks->pair[p - s->n].o.h < 0.0)) continue;
+        double xp[3], vp[3];
+        ks_predict_slot(s, p, t, xp, vp);
+        double d[3] = {xp[0] - xc[0], xp[1] - xc[1], xp[2] - xc[2]};
+        double w[3] = {vp[0] - vc[0], vp[1] - vc[1], vp[2] - vc[2]};
+        double r = sqrt(dot3(d, d));
+        if (dot3(d, w) >= 0.0) continue;
+        double g = 2.0 * s->m[p] * rsum * rsum * rsum / (M * r * r * r);
+        if ((r < 3.0 * rsum || g > 0.1) && g > bestg) {
+            bestg = g;
+            best = p;
+        }
+    }
+    return best;
+}
+
+/* The singles named (already at time t) join the chain. */
+static int chain_absorb(sim *s, int nadd, const int *names, double t, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    ks_chain *ch = &ks->ch;
+    int C = ch->icm, slot[2];
+    double xc[3], vc[3], xcm[3] = {0, 0, 0}, vcm[3] = {0, 0, 0}, de_sum = 0.0;
+    ks_predict_slot_high(s, C, t, xc, vc);
+    for (int k = 0; k < nadd; k++) {
+        slot[k] = ks_slot_of_name(s, names[k]);
+        if (slot[k] < 0) {
+            snprintf(err, errlen, "chain absorption: body %d is not a single", names[k]);
+            return -1;
+        }
+        double x[3], v[3], de;
+        ks_predict_slot_high(s, slot[k], t, x, v);
+        /* relative to the chain's c.m. at the start of the absorption */
+        for (int c = 0; c < 3; c++) {
+            x[c] -= xc[c];
+            v[c] -= vc[c];
+        }
+        if (chain_add_member(&ch->c, s->m[slot[k]], x, v, names[k], xcm, vcm, &de)) {
+            snprintf(err, errlen, "chain absorption at t = %g: %s", t, ch->c.err);
+            return -1;
+        }
+        de_sum += de;
+    }
+    /* bodies that list some of the new members and the c.m. but not all */
+    unsigned char *mark = ks->mark;
+    int nsplit = 0, *split = malloc(sizeof(int) * (size_t)(s->ntot + 1));
+    int *idx = malloc(sizeof(int) * (size_t)(s->ntot + 2));
+    if (!split || !idx) {
+        free(split);
+        free(idx);
+        snprintf(err, errlen, "out of memory at a chain absorption");
+        return -1;
+    }
+    for (int b = s->ifirst; b < s->ntot; b++) {
+        const int *l = sim_list(s, b);
+        int hits = 0, self = b == C;
+        for (int k = 0; k < nadd; k++) self |= b == slot[k];
+        for (int q = 0; q < s->nnb[b]; q++) {
+            hits += l[q] == C;
+            for (int k = 0; k < nadd; k++) hits += l[q] == slot[k];
+        }
+        mark[b] = !self && hits > 0 && hits < nadd + 1;
+        if (mark[b]) split[nsplit++] = b;
+    }
+    int *map = ks->map, *inv = ks->map + s->cap;
+    ks_labels_reset(s, map, inv);
+    for (int k = 0; k < nadd; k++) map[slot[k]] = C;
+    ch->active = 0; /* the relabelling must not move the chain's own slots */
+    ks_relabel_all(s, map, -1, -1, -1, NULL);
+    ch->active = 1;
+    for (int k = 0; k < nadd; k++) {
+        ch->slot[ch->c.n - nadd + k] = slot[k];
+        make_ghost(s, slot[k], t);
+    }
+    s->m[C] = ch->c.mtot;
+    for (int c = 0; c < 3; c++) {
+        s->x0[C][c] = xc[c] + xcm[c];
+        s->v0[C][c] = vc[c] + vcm[c];
+    }
+    s->nnb[C] = 0;
+    (void)de_sum; /* the state is written two ways: the measure is unchanged */
+    idx[0] = C;
+    for (int q = 0; q < nsplit; q++) {
+        int b = split[q];
+        double xb[3], vb[3];
+        ks_predict_slot_high(s, b, t, xb, vb);
+        memcpy(s->x0[b], xb, sizeof xb);
+        memcpy(s->v0[b], vb, sizeof vb);
+        idx[q + 1] = b;
+    }
+    free(split);
+    int rc = ks_init_bodies(s, nsplit + 1, idx, t, -1, err, errlen);
+    free(idx);
+    ch->absorbed += nadd;
+    return rc;
+}
+
 /* Mardling & Aarseth (2001): is the triple (inner pair i, j; outer k)
  * stable?  Inclination factor left at its coplanar value (conservative). */
 static int stable_triple(const chain *c, const chain_pair_info *in, int k)
@@ -612,6 +726,32 @@ int ks_chain_block_end(sim *s, double t, char *err, size_t errlen)
          * when it was brought to this block's time */
         if (chain_time(&ch->c) < t) return 0;
         const char *why = end_reason(s);
+        int p = why ? -1 : absorb_candidate(s, t);
+        if (p >= 0) {
+            int exact = s->led.exact, names[2], nadd = 0;
+            double e0 = exact ? ks_total_energy(s) : 0.0;
+            if (p >= s->n) {
+                int k = p - s->n, m1 = s->name[2 * k], m2 = s->name[2 * k + 1];
+                if (ks_terminate(s, k, t, err, errlen)) return -1;
+                double dj = ks->last_jump;
+                if (exact) {
+                    double e1 = ks_total_energy(s);
+                    dj = e1 - e0;
+                    e0 = e1;
+                }
+                ledger_record(&s->led, LED_KS_TERM, t, m1, m2, dj, ks->last_a, ks->last_ecc,
+                              ks->last_gamma);
+                names[nadd++] = m1;
+                names[nadd++] = m2;
+            } else {
+                names[nadd++] = s->name[p];
+            }
+            if (chain_absorb(s, nadd, names, t, err, errlen)) return -1;
+            double de = exact ? ks_total_energy(s) - e0 : 0.0;
+            ledger_record(&s->led, LED_CHAIN_START, t, names[0], nadd > 1 ? names[1] : 0, de, 0.0,
+                          0.0, 0.0);
+            return 1;
+        }
         if (!why) return 0;
         int exact = s->led.exact, names[4];
         double e0 = exact ? ks_total_energy(s) : 0.0;

@@ -43,6 +43,7 @@ typedef struct ks_chain {
     double x[CHAIN_NMAX][3], v[CHAIN_NMAX][3];
     int64_t started, ended, steps; /* steps: this chain's */
     int64_t steps_total;         /* the ended chains' steps */
+    int64_t absorbed;            /* bodies taken into a running chain */
     const char *last_end;        /* why the last chain ended (diagnostics) */
 } ks_chain;
 

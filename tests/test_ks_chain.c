@@ -19,7 +19,7 @@
 
 typedef struct outcome {
     double de;          /* (E_end - E0)/|E0| */
-    long long started, ended, formed, kssteps;
+    long long started, ended, formed, kssteps, absorbed;
     double jump;        /* largest |dE/E| over one event */
     int npairs, active;
     double chain_start_sum, chain_end_sum; /* ledger, over |E0| */
@@ -101,6 +101,7 @@ static int run_bodies(int n, double *m, double (*x)[3], double (*v)[3], int chai
     o->de = (ks_total_energy(s) - e0) / fabs(e0);
     o->started = s->ks->ch.started;
     o->ended = s->ks->ch.ended;
+    o->absorbed = s->ks->ch.absorbed;
     o->formed = s->ks->formed;
     o->kssteps = s->ks->steps;
     o->jump = s->ks->jump_max;
@@ -108,10 +109,11 @@ static int run_bodies(int n, double *m, double (*x)[3], double (*v)[3], int chai
     o->active = s->ks->ch.active;
     o->chain_start_sum = s->led.total[LED_CHAIN_START] / fabs(e0);
     o->chain_end_sum = s->led.total[LED_CHAIN_END] / fabs(e0);
-    printf("# %s: dE/E %.3e, chains %lld started %lld ended (%s), KS formed %lld, pairs %d, "
+    printf("# %s: dE/E %.3e, chains %lld started %lld ended (%s), %lld absorbed, KS formed %lld, pairs %d, "
            "KS steps %lld, largest event jump %.2e, irregular steps %lld\n",
            chain ? "chain" : "KS only", o->de, o->started, o->ended,
-           s->ks->ch.last_end ? s->ks->ch.last_end : "-", o->formed, o->npairs, o->kssteps,
+           s->ks->ch.last_end ? s->ks->ch.last_end : "-", (long long)s->ks->ch.absorbed, o->formed,
+           o->npairs, o->kssteps,
            o->jump, (long long)s->cnt.steps_irr);
     printf("#   ledger over |E0|: rest %.3e  ks_form %.3e (%lld)  ks_term %.3e (%lld)  chain_start %.3e  "
            "chain_end %.3e  tide %.3e\n", s->led.rest_total / fabs(e0),
@@ -302,8 +304,34 @@ static void test_checkpoint(void)
     run_end(s);
 }
 
+/* A resonant binary-single encounter joined by a second single: it is
+ * absorbed into the running chain.  Measured: |dE/E| 8.1e-8 with the chain
+ * (three absorptions over the encounter) against 0.16 with KS + Hermite
+ * alone; the bound is 2.5 times the measured value. */
+static void test_absorption(void)
+{
+    double m[4 + NFIELD], x[4 + NFIELD][3], v[4 + NFIELD][3];
+    outcome with, without;
+    double xc[3] = {0, 0, 0}, vc[3] = {0, 0, 0};
+    for (int run = 0; run < 2; run++) {
+        binary(0.25, 0.25, 0.002, 0.3, xc, vc, m, x, v);
+        m[2] = 0.25;
+        x[2][0] = 0.0005; x[2][1] = 0.08; x[2][2] = 0.0;
+        v[2][0] = 0.0; v[2][1] = -1.2; v[2][2] = 0.05;
+        m[3] = 0.1;
+        x[3][0] = -0.0008; x[3][1] = -0.11; x[3][2] = 0.0003;
+        v[3][0] = 0.0; v[3][1] = 1.3; v[3][2] = 0.0;
+        run_bodies(4, m, x, v, run == 0, 1.0, 1.0, run == 0 ? &with : &without);
+    }
+    CHECK(with.absorbed >= 1, "a second intruder is absorbed into the running chain (%lld)", with.absorbed);
+    CHECK(fabs(with.de) < 2e-7 && fabs(with.de) * 1e4 < fabs(without.de),
+          "with absorption |dE/E| %.2e < 2e-7, 1e4x better than KS + Hermite alone (%.2e)",
+          fabs(with.de), fabs(without.de));
+}
+
 int main(void)
 {
+    test_absorption();
     test_checkpoint();
     test_binary_single();
     test_binary_binary();
