@@ -205,6 +205,7 @@ static void encode_chain(wbuf *w, const sim *s)
     put_i64(w, ch->active);
     put_i64(w, ch->steps_total);
     put_i64(w, ch->absorbed);
+    put_f64(w, ch->next_start);
     if (ch->active) {
         put(w, &ch->c, sizeof(chain));
         put_i64(w, ch->icm);
@@ -305,6 +306,7 @@ static int decode_chain(rbuf *r, sim *s)
     ch->active = (int)get_i64(r);
     ch->steps_total = get_i64(r);
     ch->absorbed = get_i64(r);
+    ch->next_start = get_f64(r);
     if (ch->active) {
         get(r, &ch->c, sizeof(chain));
         if (ch->c.n < 2 || ch->c.n > CHAIN_NMAX) return -1;

@@ -35,6 +35,7 @@
 #define GHOST_DT 1e30       /* a ghost's step: never due */
 #define GHOST_X 1e12        /* a ghost's distance: on no list, no force */
 #define CHAIN_STEP_BUDGET 2000000 /* chain steps before a bound chain is ended anyway */
+#define CHAIN_PAUSE 0.001   /* no new chain for this long after one ended (TIME_CH) */
 
 static double dot3(const double a[3], const double b[3])
 {
@@ -773,8 +774,14 @@ int ks_chain_block_end(sim *s, double t, char *err, size_t errlen)
             events++;
         }
         ch->last_end = why;
+        /* NBODY6's TIME_CH: a chain that ended may leave a configuration
+         * that passes the start tests at once (a triple just stable, an
+         * escaper still close); without a pause the run can start and end
+         * a chain at every block, each an O(N) event */
+        ch->next_start = t + CHAIN_PAUSE;
         return events;
     }
+    if (t < ch->next_start) return 0;
     for (int k = 0; k < s->npairs; k++) {
         int J = chain_intruder(s, k, t);
         if (J < 0) continue;

@@ -44,6 +44,7 @@ typedef struct ks_chain {
     int64_t started, ended, steps; /* steps: this chain's */
     int64_t steps_total;         /* the ended chains' steps */
     int64_t absorbed;            /* bodies taken into a running chain */
+    double next_start;           /* no new chain before this time (NBODY6's TIME_CH) */
     const char *last_end;        /* why the last chain ended (diagnostics) */
 } ks_chain;
 
