@@ -16,6 +16,7 @@
  * refused with a message rather than started in other units. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "ic.h"
 #include "snapshot.h"
 
@@ -108,4 +109,41 @@ int ic_make(const deck *d, const char *ic_file, double *m, double (*x)[3], doubl
     if (status)
         snprintf(err, errlen, "%s: %s", kz22 == 2 ? path : "initial model", why);
     return status;
+}
+
+static int power_law_masses(const deck *d)
+{
+    return d->kz[22] <= 1 && !(d->alphas == 1.0 || d->body1 == d->bodyn) && d->n > 1;
+}
+
+double ic_mean_mass_msun(const deck *d)
+{
+    const double fallback = d->zmbar > 0.0 && isfinite(d->zmbar) ? d->zmbar : 1.0;
+    if (!power_law_masses(d) || !(d->body1 > 0.0 && d->bodyn > 0.0))
+        return fallback;
+    double *m = malloc(sizeof(double) * (size_t)d->n);
+    if (!m)
+        return fallback; /* ic_make fails on memory first in a real run */
+    double mean = imf_power_law(d->n, d->alphas, d->body1, d->bodyn, m);
+    free(m);
+    return mean > 0.0 && isfinite(mean) ? mean : fallback;
+}
+
+void ic_describe(const deck *d, const char *ic_file, char *buf, size_t len)
+{
+    const char *path = ic_file ? ic_file : DEFAULT_IC_FILE;
+    if (d->kz[22] >= 2) {
+        snprintf(buf, len, "bodies from %s (KZ(22) = %d: %s)", path, d->kz[22],
+                 d->kz[22] == 2 ? "scaled to N-body units" : "used as given");
+        return;
+    }
+    char masses[256];
+    if (power_law_masses(d))
+        snprintf(masses, sizeof masses, "power-law masses (KZ(20) = %d) ALPHAS %g from BODY1 %g "
+                 "to BODYN %g Msun", d->kz[20], d->alphas, d->body1, d->bodyn);
+    else
+        snprintf(masses, sizeof masses, "equal masses");
+    snprintf(buf, len, "%s (KZ(5) = %d), %s, NRAND %d%s",
+             d->kz[5] == 1 ? "Plummer" : d->kz[5] == 0 ? "uniform sphere" : "model", d->kz[5],
+             masses, d->nrand, d->kz[22] == 1 ? " (KZ(22) = 1: written to dat.10)" : "");
 }

@@ -21,8 +21,10 @@ void rng_seed(rng *r, uint64_t seed);
 double rng_uniform(rng *r); /* in [0, 1), 53 random bits */
 
 /* Power-law masses as NBODY6 (DECK.md): i = 1..n from BODY1 down to BODYN,
- * then scaled to mean 1 (the caller's scaling then makes the total 1). */
-void imf_power_law(int n, double alphas, double body1, double bodyn, double *m);
+ * then scaled to mean 1 (the caller's scaling then makes the total 1).
+ * Returns the mean before that scaling (in the units of BODY1, BODYN: Msun);
+ * 1 for equal masses. */
+double imf_power_law(int n, double alphas, double body1, double bodyn, double *m);
 
 /* Positions and velocities in the model's own units, centre of mass removed. */
 void model_plummer(int n, const double *m, rng *r, double (*x)[3], double (*v)[3]);
@@ -54,5 +56,15 @@ int scale_standard_checked(int n, double *m, double (*x)[3], double (*v)[3], dou
  * nonzero with a message in err. */
 int ic_make(const deck *d, const char *ic_file, double *m, double (*x)[3], double (*v)[3],
             char *err, size_t errlen);
+
+/* The mean mass in Msun that the run's physical units use (NBODY6's ZMBAR
+ * after its set-up): with KZ(22) <= 1 and unequal masses the power law's
+ * mean (imf.f replaces the deck's ZMBAR by it: BODY1, BODYN are solar
+ * masses); otherwise the deck's ZMBAR, or 1 when that is not positive
+ * (units.f's default: <m> = 1 Msun).  Returns a value > 0. */
+double ic_mean_mass_msun(const deck *d);
+/* Which initial conditions a deck gives, in words for the log: the model and
+ * masses, or the file (ic_file NULL: fort.10) and whether it is scaled. */
+void ic_describe(const deck *d, const char *ic_file, char *buf, size_t len);
 
 #endif

@@ -3,7 +3,10 @@
  *     m_i = 1 / (FM1 - (i-1) FMN)^(1/(ALPHAS-1)),
  *     FM1 = BODY1^-(ALPHAS-1),  FMN = (FM1 - BODYN^-(ALPHAS-1)) / (N-1),
  * so m_1 = BODY1 and m_N = BODYN, heaviest first; the masses are then scaled
- * to mean 1 (NBODY6 scales to mean mass before its N-body scaling).
+ * to mean 1 (NBODY6 scales to mean mass before its N-body scaling).  The
+ * mean before that scaling is returned: BODY1 and BODYN are solar masses, so
+ * it is the physical mean mass, which NBODY6 makes its ZMBAR (the unit of
+ * mass per body behind TSTAR and VSTAR), whatever the deck's ZMBAR said.
  *
  * Equal masses (all 1) are handled here, as NBODY6 does before it looks at
  * the formula: ALPHAS == 1 (the exponent 1/(ALPHAS-1) does not exist) or
@@ -19,13 +22,13 @@ static void equal_masses(int n, double *m)
         m[i] = 1.0;
 }
 
-void imf_power_law(int n, double alphas, double body1, double bodyn, double *m)
+double imf_power_law(int n, double alphas, double body1, double bodyn, double *m)
 {
     if (n <= 0)
-        return;
+        return 1.0;
     if (alphas == 1.0 || body1 == bodyn || n == 1) {
         equal_masses(n, m);
-        return;
+        return 1.0;
     }
     const double alpha1 = alphas - 1.0;
     const double fm1 = 1.0 / pow(body1, alpha1);
@@ -40,4 +43,5 @@ void imf_power_law(int n, double alphas, double body1, double bodyn, double *m)
     const double to_mean_one = (double)n / total;
     for (int i = 0; i < n; i++)
         m[i] *= to_mean_one;
+    return total / (double)n;
 }

@@ -177,7 +177,12 @@ int main(int argc, char **argv)
     parse_args(argc, argv, &o);
 
     deck d;
-    char err[1024];
+    char err[8192]; /* room for every refused KZ option of a deck */
+    if (o.restart_path && o.ic_file) {
+        fprintf(stderr, "nbody6c: --ic %s: a restart continues the checkpoint's bodies; "
+                        "--ic is for a new run with KZ(22) = 2 or 3\n", o.ic_file);
+        return EXIT_BAD_INPUT;
+    }
     if (!o.deck_path) return run_restart(NULL, &o); /* --restart, no deck */
     if (deck_read_path(o.deck_path, &d, err, sizeof err)) {
         fprintf(stderr, "nbody6c: %s\n", err);
@@ -186,6 +191,13 @@ int main(int argc, char **argv)
     if (d.kstart == 1 && o.restart_path) {
         fprintf(stderr, "nbody6c: %s:1: KSTART = 1 starts a new run; a restart takes a deck "
                         "with KSTART = 2-5 or none\n", o.deck_path);
+        return EXIT_BAD_INPUT;
+    }
+    if (d.kstart == 1 && o.ic_file && d.kz[22] < 2) {
+        fprintf(stderr, "nbody6c: --ic %s: the deck's KZ(22) = %d draws its own bodies (%s:%d); "
+                        "set KZ(22) = 2 (read and scale) or 3 (read as given) to start from "
+                        "the file, or leave out --ic\n",
+                o.ic_file, d.kz[22], o.deck_path, d.kz_line[22]);
         return EXIT_BAD_INPUT;
     }
     if (d.kstart == 1) return run_deck(&d, &o);

@@ -487,12 +487,55 @@ static int run_ctx_go(run_ctx *c)
     return rc;
 }
 
-int run_deck(const deck *dk, const run_options *o)
+/* The units line of the log header: NBODY6's units.f from RBAR and the mean
+ * mass the run uses (ic_mean_mass_msun), with a word when the deck's ZMBAR
+ * was replaced, as NBODY6's imf.f replaces it. */
+static void units_text(const deck *dk, double deck_zmbar, int n, char *buf, size_t len)
+{
+    char why[160] = "";
+    if (dk->zmbar != deck_zmbar)
+        snprintf(why, sizeof why, "; the deck's ZMBAR %g %s", deck_zmbar,
+                 deck_zmbar > 0.0 ? "replaced by the masses' mean, as NBODY6's imf.f does"
+                                  : "means <m> = 1 Msun (units.f)");
+    snprintf(buf, len, "units: RBAR %g pc, ZMBAR %.6g Msun (mean mass%s), total %.6g Msun, "
+             "TSTAR %.6g Myr, VSTAR %.6g km/s", dk->rbar, dk->zmbar, why, dk->zmbar * n,
+             snapshot_tstar_myr(dk->rbar, dk->zmbar, n), snapshot_vstar_kms(dk->rbar, dk->zmbar, n));
+}
+
+/* Header lines for log.txt: initial conditions, units, then the KZ notes. */
+static void header_notes(const deck *dk, double deck_zmbar, const run_options *o, char *buf,
+                         size_t len)
+{
+    char ic[512], units[512];
+    ic_describe(dk, o->ic_file, ic, sizeof ic);
+    units_text(dk, deck_zmbar, dk->n, units, sizeof units);
+    snprintf(buf, len, "initial conditions: %s\n%s\n%s", ic, units, dk->notes);
+}
+
+/* The deck's "accepted, not active" and "diagnostics only" notes go to the
+ * log, and once to stderr, where a user reads them before the run goes on. */
+static void print_notes(const char *notes)
+{
+    const char *p = notes;
+    while (p && *p) {
+        const char *e = strchr(p, '\n');
+        int len = e ? (int)(e - p) : (int)strlen(p);
+        fprintf(stderr, "nbody6c: note: %.*s\n", len, p);
+        p += len + (e ? 1 : 0);
+    }
+}
+
+int run_deck(const deck *deck_in, const run_options *o)
 {
     char err[1024] = "";
-    int n = dk->n;
+    int n = deck_in->n;
     const char *dir = o->out_dir ? o->out_dir : "nbody6c-run";
     if (o->threads > 0) omp_set_num_threads(o->threads);
+    /* the deck in force: ZMBAR becomes the mean mass the units use (NBODY6's
+     * set-up does the same), so snapshots, checkpoints and restarts agree */
+    deck du = *deck_in;
+    du.zmbar = ic_mean_mass_msun(deck_in);
+    const deck *dk = &du;
 
     double *m = malloc(sizeof(double) * n);
     double(*x)[3] = malloc(sizeof(double[3]) * n), (*v)[3] = malloc(sizeof(double[3]) * n);
@@ -507,6 +550,7 @@ int run_deck(const deck *dk, const run_options *o)
     }
     rc = prepare_out_dir(dir, o->force);
     if (rc != EXIT_OK) goto early;
+    print_notes(dk->notes);
     if (dk->kz[22] == 1) {
         char p[4096];
         snprintf(p, sizeof p, "%s/dat.10", dir);
@@ -524,7 +568,10 @@ int run_deck(const deck *dk, const run_options *o)
         fprintf(stderr, "nbody6c: %s\n", err);
         return o->gpu.mode == GPUNB_REQUIRED ? EXIT_BAD_INPUT : EXIT_RUN_FAILURE;
     }
-    if (runlog_open(&c.lg, dir, c.s, o->deck_path, dk->notes, err, sizeof err) == 0) {
+    char source[4200], header[4096];
+    snprintf(source, sizeof source, "deck %s", strcmp(o->deck_path, "-") ? o->deck_path : "(standard input)");
+    header_notes(dk, deck_in->zmbar, o, header, sizeof header);
+    if (runlog_open(&c.lg, dir, c.s, source, header, err, sizeof err) == 0) {
         ledger_start(&c.s->led, ks_pending_inconsistency(c.s, c.s->time));
         runlog_check(&c.lg, c.s, &c.d, NULL, 1);
         c.rs.echeck = c.d.etot;

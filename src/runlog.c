@@ -11,7 +11,7 @@
 #include "runlog.h"
 #include "version.h"
 
-int runlog_open(runlog *r, const char *dir, const sim *s, const char *deck_path,
+int runlog_open(runlog *r, const char *dir, const sim *s, const char *source,
                 const char *notes, char *err, size_t errlen)
 {
     char path[4096];
@@ -22,7 +22,7 @@ int runlog_open(runlog *r, const char *dir, const sim *s, const char *deck_path,
         return -1;
     }
     FILE *f = r->log;
-    fprintf(f, "# nbody6c %s\n# deck %s\n", NBODY6C_VERSION, deck_path);
+    fprintf(f, "# nbody6c %s\n# %s\n", NBODY6C_VERSION, source);
     fprintf(f, "# N %d  NNBMAX %d  NBMAX %d  ETAI %g  ETAR %g  RS0 %g  DTADJ %g  DELTAT %g  TCRIT %g  SMAX %g  KZ(40) %d\n",
             s->n, s->p.nnbmax0, s->nbmax, s->p.etai, s->p.etar, s->p.rs0, s->p.dtadj,
             s->p.deltat, s->p.tcrit, s->p.smax, s->p.kz40);

@@ -19,8 +19,11 @@ typedef struct runlog {
     const char *stop_reason; /* summary.json "stop_reason"; NULL: "tcrit" (finished) */
 } runlog;
 
-/* Opens DIR/log.txt (already checked by the caller) and writes the header. */
-int runlog_open(runlog *r, const char *dir, const sim *s, const char *deck_path,
+/* Opens DIR/log.txt (already checked by the caller) and writes the header:
+ * the version, `source` (where the run comes from: "deck PATH", "restart of
+ * ..."), the parameters and backends, then `notes`, one "# " line per line
+ * (initial conditions, units, KZ notes). */
+int runlog_open(runlog *r, const char *dir, const sim *s, const char *source,
                 const char *notes, char *err, size_t errlen);
 /* Records one check (first = the t = 0 line); li: the interval's energy
  * ledger (NULL at the first). */

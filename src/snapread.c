@@ -164,9 +164,10 @@ int snapshot_read(const char *path, snapshot_data *sd, char *err, size_t errlen)
     sd->index = step;
     sd->n = (int)n;
     sd->npairs = (int)np;
-    sd->time_myr = sd->tstar = sd->rbar = sd->zmbar = sd->rc = sd->rh = 0.0;
+    sd->time_myr = sd->tstar = sd->vstar = sd->rbar = sd->zmbar = sd->rc = sd->rh = 0.0;
     read_attr(g, "Time_Myr", H5T_NATIVE_DOUBLE, &sd->time_myr);
     read_attr(g, "TSTAR", H5T_NATIVE_DOUBLE, &sd->tstar);
+    read_attr(g, "VSTAR", H5T_NATIVE_DOUBLE, &sd->vstar);
     read_attr(g, "RBAR", H5T_NATIVE_DOUBLE, &sd->rbar);
     read_attr(g, "ZMBAR", H5T_NATIVE_DOUBLE, &sd->zmbar);
     read_attr(g, "RDENS", H5T_NATIVE_DOUBLE, sd->rdens);

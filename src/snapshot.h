@@ -42,7 +42,7 @@ int snapshot_write(const char *path, const sim *s, const deck *dk, const diag *d
 typedef struct snapshot_data {
     int64_t index;
     int n, npairs;
-    double time, time_myr, tstar, rbar, zmbar;
+    double time, time_myr, tstar, vstar, rbar, zmbar;
     double rdens[3], rc, rh;
     double (*x)[3], (*v)[3];
     double *m;

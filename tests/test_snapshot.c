@@ -205,6 +205,125 @@ static void with_h5py(const char *path, int n)
     CHECK(rc == 0, "h5py reads the snapshot (shapes, names, total mass 1): %s", io_out);
 }
 
+/* ---- physical units (issue 14): NBODY6's ZMBAR, TSTAR, VSTAR ------------
+ * NBODY6 draws the power-law masses in Msun and then makes ZMBAR their mean
+ * (imf.f: ZMBAR = ZMASS/N), whatever the deck said; units.f then gives
+ * TSTAR = sqrt(pc/GM) pc / 3.15e13 sqrt(RBAR^3/ZMASS) Myr and VSTAR =
+ * 1e-5 sqrt(GM/pc) sqrt(ZMASS/RBAR) km/s with GM = 6.67428e-8 * 1.989e33 and
+ * pc = 3.0856776e18 (cgs).  With equal masses the deck's ZMBAR stays, and a
+ * ZMBAR <= 0 means <m> = 1 Msun.  Everything here is computed again from
+ * those formulas, not from the program's functions. */
+
+typedef struct units_ref { double zmbar, tstar, vstar, mmin, mmax; } units_ref;
+
+static units_ref nbody6_units(int n, double alphas, double body1, double bodyn, double rbar,
+                              double deck_zmbar)
+{
+    units_ref u;
+    double zmass = 0.0, mmin = INFINITY, mmax = 0.0;
+    if (alphas == 1.0 || body1 == bodyn) {
+        u.zmbar = deck_zmbar > 0.0 ? deck_zmbar : 1.0;
+        mmin = mmax = u.zmbar;
+    } else {
+        double a1 = alphas - 1.0, fm1 = pow(body1, -a1), fmn = (fm1 - pow(bodyn, -a1)) / (n - 1);
+        for (int i = 1; i <= n; i++) {
+            double mi = pow(fm1 - (i - 1) * fmn, -1.0 / a1);
+            zmass += mi;
+            mmin = fmin(mmin, mi);
+            mmax = fmax(mmax, mi);
+        }
+        u.zmbar = zmass / n;
+    }
+    zmass = u.zmbar * n;
+    const double gm = 6.67428e-8 * 1.989e33, pc = 3.0856776e18;
+    u.tstar = sqrt(pc / gm) * pc / 3.15e13 * sqrt(rbar * rbar * rbar / zmass);
+    u.vstar = 1e-5 * sqrt(gm / pc) * sqrt(zmass / rbar);
+    u.mmin = mmin;
+    u.mmax = mmax;
+    return u;
+}
+
+static int rel_ok(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
+
+/* Runs deck text to its t = 0 snapshot (and t = tcrit) and compares the
+ * snapshot's units and Msun masses with ref. */
+static void check_units_run(const char *dir, const char *name, const char *deck, units_ref ref,
+                            double tcrit)
+{
+    char dpath[600], p[700];
+    snprintf(dpath, sizeof dpath, "%s/%s.deck", dir, name);
+    io_write(dpath, deck);
+    int rc = io_sh("%s --quiet --gpu=off --out %s/%s %s", NBODY6C_BIN, dir, name, dpath);
+    CHECK(rc == 0, "%s: run (exit %d): %s", name, rc, io_out);
+    snapshot_data sd;
+    char err[1024];
+    snprintf(p, sizeof p, "%s/%s/snap.000000.h5", dir, name);
+    if (snapshot_read(p, &sd, err, sizeof err)) {
+        CHECK(0, "%s: %s", name, err);
+        return;
+    }
+    double lo = INFINITY, hi = 0.0;
+    for (int k = 0; k < sd.n; k++) {
+        lo = fmin(lo, sd.m[k] * sd.n * sd.zmbar);
+        hi = fmax(hi, sd.m[k] * sd.n * sd.zmbar);
+    }
+    CHECK(rel_ok(sd.zmbar, ref.zmbar, 1e-12) && rel_ok(sd.tstar, ref.tstar, 1e-12) &&
+              rel_ok(sd.vstar, ref.vstar, 1e-12),
+          "%s: ZMBAR %.6g Msun, TSTAR %.6g Myr, VSTAR %.6g km/s (NBODY6: %.6g, %.6g, %.6g)", name,
+          sd.zmbar, sd.tstar, sd.vstar, ref.zmbar, ref.tstar, ref.vstar);
+    CHECK(rel_ok(lo, ref.mmin, 1e-10) && rel_ok(hi, ref.mmax, 1e-10),
+          "%s: masses M N ZMBAR from %.6g to %.6g Msun (NBODY6: %.6g to %.6g)", name, lo, hi,
+          ref.mmin, ref.mmax);
+    snapshot_data_free(&sd);
+    snprintf(p, sizeof p, "%s/%s/snap.000001.h5", dir, name);
+    if (tcrit > 0.0 && snapshot_read(p, &sd, err, sizeof err) == 0) {
+        CHECK(isfinite(sd.time_myr) && rel_ok(sd.time_myr, sd.time * ref.tstar, 1e-12),
+              "%s: Time_Myr %.6g at t = %g is t TSTAR", name, sd.time_myr, sd.time);
+        snapshot_data_free(&sd);
+    }
+    char tline[64];
+    snprintf(tline, sizeof tline, "TSTAR %.6g Myr", ref.tstar);
+    snprintf(p, sizeof p, "%s/%s/log.txt", dir, name);
+    char *log = io_read(p, NULL);
+    CHECK(log && strstr(log, tline) && strstr(log, "# initial conditions: "),
+          "%s: the log header names the initial conditions and \"%s\"", name, tline);
+    free(log);
+}
+
+static void physical_units(const char *dir)
+{
+    /* the README's default deck (4096 stars, ALPHAS 2.3 from 10 to 0.1 Msun,
+     * deck ZMBAR 0.5), stopped at t = 0: NBODY6 gives ZMBAR 0.3265 Msun and
+     * TSTAR 0.408 Myr, not the 0.330 Myr the deck's ZMBAR would give */
+    char *deck = io_read("input/default-imf-4096-t10.deck", NULL);
+    if (!deck) {
+        CHECK(0, "input/default-imf-4096-t10.deck");
+        return;
+    }
+    char *t = strstr(deck, "1.0 1.0 10.0 2.0D-04 1.0 0.5");
+    if (!t) {
+        CHECK(0, "the default deck's line 3 changed");
+        free(deck);
+        return;
+    }
+    memcpy(t, "1.0 1.0 0.0 ", 12); /* TCRIT 10.0 -> 0.0, same length */
+    units_ref imf = nbody6_units(4096, 2.3, 10.0, 0.1, 1.0, 0.5);
+    CHECK(fabs(imf.tstar - 0.408) < 0.001 && fabs(imf.zmbar - 0.3265) < 0.0005,
+          "reference: the IMF deck's NBODY6 units TSTAR %.4f Myr, ZMBAR %.4f Msun", imf.tstar, imf.zmbar);
+    check_units_run(dir, "imf", deck, imf, 0.0);
+    /* ZMBAR = 0 in the deck: the same units (the masses decide) */
+    memcpy(strstr(deck, "2.0D-04 1.0 0.5") + 12, "0.0", 3);
+    check_units_run(dir, "imf-zmbar0", deck, imf, 0.0);
+    free(deck);
+
+    /* equal masses: the deck's ZMBAR, and ZMBAR = 0 means 1 Msun (Time_Myr finite) */
+    char eq[4096];
+    io_deck(eq, sizeof eq, 1000.0, 64, 1, 0.25, 0.25, 0.25, 0, 0);
+    check_units_run(dir, "eq", eq, nbody6_units(64, 1.0, 1.0, 1.0, 1.0, 0.5), 0.25);
+    memcpy(strstr(eq, "2.0D-04 1.0 0.5") + 12, "0.0", 3);
+    check_units_run(dir, "eq-zmbar0", eq, nbody6_units(64, 1.0, 1.0, 1.0, 1.0, 0.0), 0.25);
+}
+
 /* ---- the program: snapshots of a run, --ic, a failed write -------------- */
 
 int main(void)
@@ -215,6 +334,7 @@ int main(void)
         return check_done();
     }
     round_trip(dir);
+    physical_units(dir);
 
     int n = 128;
     char deck[4096], dpath[600];
