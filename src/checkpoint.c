@@ -222,6 +222,27 @@ static void encode_chain(wbuf *w, const sim *s)
     sec_end(w, at);
 }
 
+/* Merged hierarchies (ks_state.h): the counters, the booked energy, the
+ * pairs due for a merger test and the table (required while a merger is
+ * active: a reader without mergers must not continue such a run). */
+static void encode_merge(wbuf *w, const sim *s)
+{
+    const ks_state *k = s->ks;
+    size_t at = sec_begin(w, "MGST", k->nmerge > 0 ? SEC_REQUIRED : 0);
+    put_u32(w, (uint32_t)sizeof(ks_merger));
+    put_i64(w, k->merged);
+    put_i64(w, k->splits);
+    put_f64(w, k->emerge);
+    int64_t nchk = 0;
+    for (int q = 0; q < s->npairs; q++) nchk += k->pair[q].merge_check != 0;
+    put_i64(w, nchk);
+    for (int q = 0; q < s->npairs; q++)
+        if (k->pair[q].merge_check) put_i64(w, q);
+    put_i64(w, k->nmerge);
+    put(w, k->mg, sizeof(ks_merger) * (size_t)k->nmerge);
+    sec_end(w, at);
+}
+
 /* The energy ledger (ledger.h), optional: a file without it, or from a build
  * with another ledger layout, starts the ledger afresh. */
 static void encode_ledger(wbuf *w, const sim *s)
@@ -239,13 +260,14 @@ unsigned char *checkpoint_encode(const sim *s, const deck *dk, const run_state *
     put_u32(&w, CHECKPOINT_VERSION);
     put_u32(&w, BOM);
     put_u32(&w, HEADER_SIZE);
-    put_u32(&w, s->ks ? 9 : 7); /* sections */
+    put_u32(&w, s->ks ? 10 : 7); /* sections */
     put_i64(&w, 0); /* file length, set below */
     encode_deck(&w, dk);
     encode_sim(&w, s);
     encode_run(&w, rs);
     if (s->ks) encode_ks(&w, s);
     if (s->ks) encode_chain(&w, s);
+    if (s->ks) encode_merge(&w, s);
     encode_ledger(&w, s);
     put(&w, CHECKPOINT_TRAILER, 8);
     put_i64(&w, 0);
@@ -330,6 +352,27 @@ static int decode_chain(rbuf *r, sim *s)
         get(r, ch->x, sizeof ch->x);
         get(r, ch->v, sizeof ch->v);
     }
+    return r->bad || r->pos != r->len ? -1 : 0;
+}
+
+static int decode_merge(rbuf *r, sim *s)
+{
+    ks_state *k = s->ks;
+    if (get_u32(r) != sizeof(ks_merger)) return -2;
+    k->merged = get_i64(r);
+    k->splits = get_i64(r);
+    k->emerge = get_f64(r);
+    int64_t nchk = get_i64(r);
+    if (nchk < 0 || nchk > s->npairs) return -1;
+    for (int64_t q = 0; q < nchk; q++) {
+        int64_t p = get_i64(r);
+        if (p < 0 || p >= s->npairs) return -1;
+        k->pair[p].merge_check = 1;
+    }
+    int64_t nm = get_i64(r);
+    if (nm < 0 || nm > k->cap) return -1;
+    k->nmerge = (int)nm;
+    get(r, k->mg, sizeof(ks_merger) * (size_t)nm);
     return r->bad || r->pos != r->len ? -1 : 0;
 }
 
@@ -537,8 +580,9 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
             break;
         }
         int known = 0;
-        const char *tags[] = {"DECK", "PARM", "SIMS", "BODY", "LIST", "RUNS", "KSST", "LEDG", "CHST"};
-        for (int q = 0; q < 9; q++) known |= !memcmp(tag, tags[q], 4);
+        const char *tags[] = {"DECK", "PARM", "SIMS", "BODY", "LIST", "RUNS", "KSST", "LEDG", "CHST",
+                              "MGST"};
+        for (int q = 0; q < 10; q++) known |= !memcmp(tag, tags[q], 4);
         if (known && ns < 32) {
             memcpy(sec[ns].tag, tag, 4);
             sec[ns].tag[4] = '\0';
@@ -616,6 +660,8 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
     int krc = ks >= 0 ? decode_ks(&sec[ks].body, s) : (s->npairs ? -1 : 0);
     int chs = find_section(sec, ns, "CHST");
     if (krc == 0 && chs >= 0) krc = decode_chain(&sec[chs].body, s);
+    int mgs = find_section(sec, ns, "MGST");
+    if (krc == 0 && mgs >= 0) krc = decode_merge(&sec[mgs].body, s);
     if (krc) {
         snprintf(err, errlen, krc == -2 ? "%s: refused: its KS records come from a build with another "
                  "KS layout" : "%s: refused: the KS section is malformed or missing", name);

@@ -76,7 +76,7 @@ static void energies(sim *s, const vec3 *x, const vec3 *v, diag *d)
     }
     d->kin = t.s + t.c;
     d->pot = w.s + w.c;
-    d->etot = d->kin + d->pot + ebin + ks_energy_booked(s);
+    d->etot = d->kin + d->pot + ebin + ks_energy_booked(s) + ks_energy_merged(s);
     d->qvir = d->pot != 0.0 ? d->kin / fabs(d->pot) : 0.0;
     s->rscale = 0.5 * s->mtot * s->mtot / fabs(d->pot);
     if (d->etot < 0.0) s->tcr = pow(s->mtot, 2.5) / pow(-2.0 * d->etot, 1.5);

@@ -73,6 +73,11 @@ double ks_measure_potential(sim *s, const double (*x)[3], double *ebin);
  * (resolved) and unperturbed (point) models so far (0 without KS). */
 double ks_energy_booked(const sim *s);
 
+/* The internal energy of the inner pairs of merged hierarchies (ks_merge.c),
+ * booked while they are carried frozen; part of the total energy (NBODY6's
+ * EMERGE). */
+double ks_energy_merged(const sim *s);
+
 /* Sum over the pairs of mu (h_state - h_int) at time t: the KS steps'
  * inconsistency between the orbit and the integrated energy, which a
  * termination turns into a jump of the measured energy (ledger.h). */
@@ -93,6 +98,9 @@ typedef struct ks_summary {
     long long chains_started, chains_ended, chain_steps; /* chain regularisation */
     int chain_members;      /* members of the chain now (0: none) */
     double chain_energy;    /* its internal energy now (-B) */
+    long long merged, splits; /* stable hierarchies merged and split so far */
+    int mergers;            /* merged now */
+    double emerge;          /* their inner pairs' energy (ks_energy_merged) */
 } ks_summary;
 void ks_summarise(const sim *s, ks_summary *out);
 

@@ -105,7 +105,10 @@ int ks_advance(sim *s, double t)
                 ks_set_mode(s, k);
                 ks_book_mode(s, k, was, ks_pair_perturbed(kp), kp->o.t0);
             }
-            if (!kp->terminate && wants_termination(s, k)) kp->terminate = 1;
+            /* a merged hierarchy has its own end: the split tests */
+            if (!kp->terminate &&
+                (ks_pair_merged(s, k) ? ks_merge_unstable(s, k) : wants_termination(s, k)))
+                kp->terminate = 1;
         }
         /* a pair to end at this block time gets there exactly now, so that
          * the forces of this block, an energy check and the components
@@ -122,6 +125,7 @@ int ks_advance(sim *s, double t)
 
 void ks_note_regular(sim *s, int i)
 {
-    if (s->ks && i >= s->n && i < s->ntot) s->ks->pair[i - s->n].renew = 1;
+    if (s->ks && i >= s->n && i < s->ntot)
+        s->ks->pair[i - s->n].renew = s->ks->pair[i - s->n].merge_check = 1;
     if (s->ks && s->ks->ch.active && i == s->ks->ch.icm) s->ks->ch.renew = 1;
 }

@@ -32,8 +32,6 @@
 #include "ks_state.h"
 #include "predict.h"
 
-#define GHOST_DT 1e30       /* a ghost's step: never due */
-#define GHOST_X 1e12        /* a ghost's distance: on no list, no force */
 #define CHAIN_STEP_BUDGET 2000000 /* chain steps before a bound chain is ended anyway */
 #define CHAIN_PAUSE 0.001   /* no new chain for this long after one ended (TIME_CH) */
 
@@ -172,7 +170,7 @@ int ks_chain_advance(sim *s, double t)
 int ks_body_name(const sim *s, int i)
 {
     if (s->ks && s->ks->ch.active && i == s->ks->ch.icm) return (int)s->ks->ch.c.id[0];
-    return s->name[i];
+    return abs(s->name[i]); /* a merged inner pair: its components' names, negated */
 }
 
 static int sorted_has(const int *l, int n, int x)
@@ -246,7 +244,7 @@ static int chain_intruder(const sim *s, int k, double t)
 {
     const ks_pair *kp = &s->ks->pair[k];
     const ks_orbit *o = &kp->o;
-    if (!ks_pair_perturbed(kp) || !(o->h < 0.0)) return -1;
+    if (!ks_pair_perturbed(kp) || !(o->h < 0.0) || ks_pair_merged(s, k)) return -1;
     double a = ks_orbit_semi(o), rmin = s->p.rmin;
     if (!(a < 3.0 * rmin)) return -1;
     int icm = s->n + k;
@@ -257,7 +255,7 @@ static int chain_intruder(const sim *s, int k, double t)
     double bestv = 0.0;
     for (int q = 0; q < s->nnb[icm]; q++) {
         int j = L[q];
-        if (ks_chain_owns(s->ks, j)) continue;
+        if (ks_chain_owns(s->ks, j) || (j >= s->n && ks_pair_merged(s, j - s->n))) continue;
         double xj[3], vj[3];
         ks_predict_slot(s, j, t, xj, vj);
         double dx[3] = {xj[0] - xc[0], xj[1] - xc[1], xj[2] - xc[2]};
@@ -306,25 +304,6 @@ static double members_energy(int n, const double *m, const double (*x)[3], const
             w -= m[i] * m[k] / sqrt(dot3(d, d));
         }
     return t + w;
-}
-
-static void make_ghost(sim *s, int g, double t)
-{
-    s->m[g] = 0.0;
-    s->x0[g][0] = GHOST_X * (1.0 + (double)g / s->cap);
-    s->x0[g][1] = s->x0[g][2] = 0.0;
-    memset(s->v0[g], 0, sizeof(vec3));
-    memcpy(s->x[g], s->x0[g], sizeof(vec3));
-    memset(s->v[g], 0, sizeof(vec3));
-    memset(s->a[g], 0, sizeof(vec3)); memset(s->j[g], 0, sizeof(vec3));
-    memset(s->fi[g], 0, sizeof(vec3)); memset(s->fid[g], 0, sizeof(vec3));
-    memset(s->d2[g], 0, sizeof(vec3)); memset(s->d3[g], 0, sizeof(vec3));
-    memset(s->fr[g], 0, sizeof(vec3)); memset(s->frd[g], 0, sizeof(vec3));
-    memset(s->d2r[g], 0, sizeof(vec3)); memset(s->d3r[g], 0, sizeof(vec3));
-    s->t0[g] = s->t0r[g] = s->tpred[g] = t;
-    s->dt[g] = s->dtr[g] = GHOST_DT;
-    s->nnb[g] = 0;
-    s->ks->dirty[g] = 1;
 }
 
 /* The members (singles, by name) become the chain at time t. */
@@ -405,7 +384,7 @@ static int chain_start(sim *s, int n, const int *names, double t, char *err, siz
         rs = fmax(rs, s->rs[slot[k]]);
         dtr = fmin(dtr, s->dtr[slot[k]]);
     }
-    for (int k = 1; k < n; k++) make_ghost(s, slot[k], t);
+    for (int k = 1; k < n; k++) ks_make_ghost(s, slot[k], t);
     s->name[C] = 0;
     s->m[C] = ch->c.mtot;
     memcpy(s->x0[C], xcm, sizeof(vec3));
@@ -570,6 +549,8 @@ static int absorb_candidate(const sim *s, double t)
         int add = p >= s->n ? 2 : 1;
         if (ch->c.n + add > 6) continue; /* NBODY6's largest chain */
         if (p >= s->n && !(s->ks->pair[p - s->n].o.h < 0.0)) continue;
+        /* a merged hierarchy splits first (its gamma grows as it nears) */
+        if (p >= s->n && ks_pair_merged(s, p - s->n)) continue;
         double xp[3], vp[3];
         ks_predict_slot(s, p, t, xp, vp);
         double d[3] = {xp[0] - xc[0], xp[1] - xc[1], xp[2] - xc[2]};
@@ -641,7 +622,7 @@ static int chain_absorb(sim *s, int nadd, const int *names, double t, char *err,
     ch->active = 1;
     for (int k = 0; k < nadd; k++) {
         ch->slot[ch->c.n - nadd + k] = slot[k];
-        make_ghost(s, slot[k], t);
+        ks_make_ghost(s, slot[k], t);
     }
     s->m[C] = ch->c.mtot;
     for (int c = 0; c < 3; c++) {

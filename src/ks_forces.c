@@ -227,6 +227,30 @@ double ks_physical_state(sim *s, const double (*x)[3], const double (*v)[3], dou
         mut += m1 * m2 / sqrt(dot3(dx, dx));
         ebin += m1 * m2 * h / M;
     }
+    /* merged hierarchies: the inner c.m. and its ghost are the inner pair
+     * at its frozen relative state */
+    for (int g = 0; g < s->ks->nmerge; g++) {
+        const ks_merger *mg = &s->ks->mg[g];
+        int i1 = -1, i2 = -1;
+        for (int i = 0; i < s->n; i++) {
+            if (s->name[i] == -mg->name1) i1 = i;
+            if (s->name[i] == -mg->name2) i2 = i;
+        }
+        if (i1 < 0 || i2 < 0) continue;
+        double M = mg->m1 + mg->m2, xc[3], vc[3];
+        memcpy(xc, xo[i1], sizeof xc);
+        memcpy(vc, vo[i1], sizeof vc);
+        for (int c = 0; c < 3; c++) {
+            xo[i1][c] = xc[c] + mg->m2 / M * mg->q[c];
+            vo[i1][c] = vc[c] + mg->m2 / M * mg->qd[c];
+            xo[i2][c] = xc[c] - mg->m1 / M * mg->q[c];
+            vo[i2][c] = vc[c] - mg->m1 / M * mg->qd[c];
+        }
+        m[i1] = mg->m1;
+        m[i2] = mg->m2;
+        mut += mg->m1 * mg->m2 / sqrt(dot3(mg->q, mg->q));
+        ebin += mg->ein;
+    }
     *mutual = mut;
     return ebin;
 }
@@ -243,6 +267,11 @@ int ks_hard_binaries(const sim *s, double *ebin_hard)
             e += eb;
         }
     }
+    for (int g = 0; s->ks && g < s->ks->nmerge; g++)
+        if (s->ks->mg[g].ein < s->ks->ebh) { /* a merged inner pair is a binary too */
+            nh++;
+            e += s->ks->mg[g].ein;
+        }
     *ebin_hard = e;
     return nh;
 }
@@ -262,6 +291,10 @@ void ks_summarise(const sim *s, ks_summary *out)
     out->chain_steps = ch->steps_total + (ch->active ? ch->steps : 0);
     out->chain_members = ch->active ? ch->c.n : 0;
     out->chain_energy = ch->active ? -ch->c.B : 0.0;
+    out->merged = s->ks->merged;
+    out->splits = s->ks->splits;
+    out->mergers = s->ks->nmerge;
+    out->emerge = s->ks->emerge;
 }
 
 /* ---- the energy measure ---------------------------------------------------
@@ -282,14 +315,14 @@ void ks_summarise(const sim *s, ks_summary *out)
  * others.  x: every slot predicted to t by checks_predict_one, or NULL to
  * predict here.  Returns the count; *ebin (optional) gets sum mu h(t),
  * *mutual the perturbed pairs' sum m1 m2 / R. */
-static int measure_bodies(const sim *s, double t, const vec3 *x, int skip, double *mb, vec3 *xb,
-                          double *ebin, double *mutual)
+static int measure_bodies(const sim *s, double t, const vec3 *x, int skip, int skip1, int skip2,
+                          double *mb, vec3 *xb, double *ebin, double *mutual)
 {
     int nb = 0;
     double eb = 0.0, mut = 0.0;
     const ks_chain *ch = &s->ks->ch;
     for (int i = s->ifirst; i < s->n; i++) {
-        if (s->m[i] == 0.0) continue; /* a chain's ghost */
+        if (s->m[i] == 0.0 || i == skip1 || i == skip2) continue; /* ghosts; skipped singles */
         if (x) memcpy(xb[nb], x[i], sizeof(vec3));
         else {
             double v[3];
@@ -347,7 +380,7 @@ double ks_measure_potential(sim *s, const double (*x)[3], double *ebin)
     int n = s->n + CHAIN_NMAX;
     double *m = malloc(sizeof(double) * n), *pot = malloc(sizeof(double) * n), mutual;
     vec3 *xb = malloc(sizeof(vec3) * n);
-    int nb = measure_bodies(s, s->time, (const vec3 *)x, -1, m, xb, ebin, &mutual);
+    int nb = measure_bodies(s, s->time, (const vec3 *)x, -1, -1, -1, m, xb, ebin, &mutual);
     gpunb_pot(s->nb, nb, m, (const double(*)[3])xb, pot);
     /* Neumaier: the terms of hard pairs are large next to the total */
     double sum = mutual, comp = 0.0;
@@ -362,6 +395,8 @@ double ks_measure_potential(sim *s, const double (*x)[3], double *ebin)
 
 double ks_energy_booked(const sim *s) { return s->ks ? s->ks->etide : 0.0; }
 
+double ks_energy_merged(const sim *s) { return s->ks ? s->ks->emerge : 0.0; }
+
 /* The potential energy of pair k resolved minus that of its c.m. point,
  * with every other body of the measure at time t. */
 static double tidal_energy(const sim *s, int k, double t)
@@ -373,7 +408,7 @@ static double tidal_energy(const sim *s, int k, double t)
         fprintf(stderr, "nbody6c: out of memory at a KS mode change\n");
         exit(1);
     }
-    int nb = measure_bodies(s, t, NULL, k, m, xb, NULL, NULL);
+    int nb = measure_bodies(s, t, NULL, k, -1, -1, m, xb, NULL, NULL);
     const ks_pair *kp = &s->ks->pair[k];
     double m1 = s->m[2 * k], m2 = s->m[2 * k + 1], M = m1 + m2, q[3], qd[3], xc[3], vc[3];
     ks_orbit_predict(&kp->o, t, q, qd);
@@ -383,6 +418,33 @@ static double tidal_energy(const sim *s, int k, double t)
         x1[c] = xc[c] + m2 / M * q[c];
         x2[c] = xc[c] - m1 / M * q[c];
     }
+    for (int b = 0; b < nb; b++) {
+        double d1[3], d2[3], dc[3];
+        for (int c = 0; c < 3; c++) {
+            d1[c] = xb[b][c] - x1[c];
+            d2[c] = xb[b][c] - x2[c];
+            dc[c] = xb[b][c] - xc[c];
+        }
+        w -= m[b] * (m1 / sqrt(dot3(d1, d1)) + m2 / sqrt(dot3(d2, d2)) - M / sqrt(dot3(dc, dc)));
+    }
+    free(m);
+    free(xb);
+    return w;
+}
+
+double ks_tidal_two(const sim *s, double t, int i1, int i2, double m1, double m2,
+                    const double x1[3], const double x2[3])
+{
+    int n = s->n + CHAIN_NMAX;
+    double *m = malloc(sizeof(double) * n);
+    vec3 *xb = malloc(sizeof(vec3) * n);
+    if (!m || !xb) {
+        fprintf(stderr, "nbody6c: out of memory at a merger\n");
+        exit(1);
+    }
+    int nb = measure_bodies(s, t, NULL, -1, i1, i2, m, xb, NULL, NULL);
+    double M = m1 + m2, xc[3], w = 0.0;
+    for (int c = 0; c < 3; c++) xc[c] = (m1 * x1[c] + m2 * x2[c]) / M;
     for (int b = 0; b < nb; b++) {
         double d1[3], d2[3], dc[3];
         for (int c = 0; c < 3; c++) {
@@ -433,5 +495,5 @@ double ks_total_energy(sim *s)
     for (int i = s->ifirst; i < s->ntot; i++)
         kin += 0.5L * s->m[i] * (v[i][0] * v[i][0] + v[i][1] * v[i][1] + v[i][2] * v[i][2]);
     free(x); free(v);
-    return (double)kin + w + ebin + s->ks->etide;
+    return (double)kin + w + ebin + s->ks->etide + s->ks->emerge;
 }

@@ -23,6 +23,9 @@
 #include "startup.h"
 #include "steps.h"
 
+#define GHOST_DT 1e30       /* a ghost's step: never due */
+#define GHOST_X 1e12        /* a ghost's distance: on no list, no force */
+
 static double dot3(const double a[3], const double b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -41,12 +44,17 @@ int ks_open(sim *s, const deck *d, char *err, size_t errlen)
     if (!k->pair || !k->map || !k->tmp || !k->dirty || !k->mark) goto nomem;
     k->kz16 = d ? d->kz[16] : 0;
     k->chain_on = d && d->kz[15] >= 1 && d->kz[30] != 0;
+    k->merge_on = d && d->kz[15] >= 1;
+    k->merge_log = d && d->kz[18] >= 1;
+    k->mg = calloc(k->cap, sizeof *k->mg);
+    if (!k->mg) goto nomem;
     k->ebh = -0.5 * s->mmean * s->p.eclose;
     s->ks = k;
     return 0;
 nomem:
     if (k) {
         free(k->pair);
+        free(k->mg);
         free(k->map);
         free(k->tmp);
         free(k);
@@ -60,6 +68,7 @@ void ks_close(sim *s)
     if (!s || !s->ks) return;
     for (int k = 0; k < s->ks->cap; k++) free(s->ks->pair[k].plist);
     free(s->ks->pair);
+    free(s->ks->mg);
     free(s->ks->ch.plist);
     free(s->ks->map);
     free(s->ks->tmp);
@@ -224,6 +233,26 @@ void ks_send_dirty(sim *s)
 
 /* ---- new bodies ---------------------------------------------------------- */
 
+void ks_make_ghost(sim *s, int g, double t)
+{
+    s->m[g] = 0.0;
+    s->x0[g][0] = GHOST_X * (1.0 + (double)g / s->cap);
+    s->x0[g][1] = s->x0[g][2] = 0.0;
+    memset(s->v0[g], 0, sizeof(vec3));
+    memcpy(s->x[g], s->x0[g], sizeof(vec3));
+    memset(s->v[g], 0, sizeof(vec3));
+    memset(s->a[g], 0, sizeof(vec3)); memset(s->j[g], 0, sizeof(vec3));
+    memset(s->fi[g], 0, sizeof(vec3)); memset(s->fid[g], 0, sizeof(vec3));
+    memset(s->d2[g], 0, sizeof(vec3)); memset(s->d3[g], 0, sizeof(vec3));
+    memset(s->fr[g], 0, sizeof(vec3)); memset(s->frd[g], 0, sizeof(vec3));
+    memset(s->d2r[g], 0, sizeof(vec3)); memset(s->d3r[g], 0, sizeof(vec3));
+    s->t0[g] = s->t0r[g] = s->tpred[g] = t;
+    s->dt[g] = s->dtr[g] = GHOST_DT;
+    s->nnb[g] = 0;
+    s->ks->dirty[g] = 1;
+}
+
+
 /* Lists, perturbers of new c.m. bodies, forces, derivatives and steps of the
  * nb bodies idx (whose x0, v0, m, rs, dtr are set) at time t (fpoly0.f,
  * fpoly2.f, steps.f for a body that appears at a KS event).  newcm: the
@@ -385,7 +414,7 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     ks_swap_slots(s, map[j], B, map, inv);
 
     double m1 = s->m[A], m2 = s->m[B], M = m1 + m2, q[3], qd[3];
-    s->name[C] = s->n + s->name[A];
+    s->name[C] = s->n + abs(s->name[A]); /* (a merged inner c.m. has a negative name) */
     s->m[C] = M;
     for (int c = 0; c < 3; c++) {
         s->x0[C][c] = (m1 * s->x0[A][c] + m2 * s->x0[B][c]) / M;
@@ -406,6 +435,7 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     }
     kp->np = 0;
     kp->terminate = kp->renew = 0;
+    kp->merge_check = 1;
     ks_ctl c0 = {s->p.etau, s->p.eclose, 0.0};
     ks_orbit_init(&kp->o, M, q, qd, t, NULL, &c0);
     /* the same state written two ways: singles before, c.m. + mu h after */
@@ -644,6 +674,11 @@ int ks_block_end(sim *s, const int *act, int nact, double t, char *err, size_t e
         if (!s->ks->pair[k].terminate) continue;
         int exact = s->ks->check_jumps || s->led.exact;
         int n1 = s->name[2 * k], n2 = s->name[2 * k + 1];
+        if (ks_pair_merged(s, k)) { /* a merged hierarchy splits (ks_merge.c) */
+            if (ks_split(s, k, t, err, errlen)) { free(cand); return -1; }
+            changes++;
+            continue;
+        }
         double e0 = exact ? ks_total_energy(s) : 0.0;
         if (ks_terminate(s, k, t, err, errlen)) { free(cand); return -1; }
         note_event(s, LED_KS_TERM, t, n1, n2, e0);
@@ -654,6 +689,10 @@ int ks_block_end(sim *s, const int *act, int nact, double t, char *err, size_t e
     int nch = ks_chain_block_end(s, t, err, errlen);
     if (nch < 0) { free(cand); return -1; }
     changes += nch;
+    /* a hard pair with a bound outer body on a stable orbit merges */
+    int nmg = ks_merge_block_end(s, t, err, errlen);
+    if (nmg < 0) { free(cand); return -1; }
+    changes += nmg;
     for (int c = 0; c < ncand; c++) {
         int i = ks_slot_of_name(s, cand[2 * c]), j = ks_slot_of_name(s, cand[2 * c + 1]);
         if (i < 0 || j < 0 || ks_chain_owns(s->ks, i) || ks_chain_owns(s->ks, j)) continue;

@@ -18,6 +18,7 @@ typedef struct ks_pair {
     int *plist;          /* s->nbmax entries */
     int terminate;       /* flagged by the termination tests (§10.11) */
     int renew;           /* perturber list due for renewal (c.m. regular step) */
+    int merge_check;     /* test for a stable hierarchy at the block end (ks_merge.c) */
     /* resolved state at tres (the current block time): c.m. predicted by the
      * integration's predictor, components from the KS prediction */
     double tres;
@@ -48,6 +49,23 @@ typedef struct ks_chain {
     const char *last_end;        /* why the last chain ended (diagnostics) */
 } ks_chain;
 
+/* A stable hierarchy merged into one KS pair (ks_merge.c; NBODY6's merge.f
+ * and reset.f): the inner pair's c.m. is a body of the cluster (the slot of
+ * its first component, name -name1) and a component of the outer KS pair
+ * with the outer body; its second component's slot is a ghost (name -name2).
+ * The inner orbit is carried frozen (its relative state at the merge) and
+ * its energy mu h is booked in ks_state.emerge until the split. */
+typedef struct ks_merger {
+    int name1, name2;   /* inner components */
+    int outer;          /* the outer body's name */
+    double m1, m2;
+    double q[3], qd[3]; /* inner relative state (component 1 - component 2) at the merge */
+    double ein;         /* its internal energy m1 m2 / M h (in emerge) */
+    double ain, ein_e;  /* its semi-major axis and eccentricity */
+    double apo0;        /* the outer apocentre at the merge */
+    double t;           /* when merged */
+} ks_merger;
+
 typedef struct ks_state {
     ks_pair *pair;       /* capacity n/2 */
     int cap;
@@ -66,6 +84,13 @@ typedef struct ks_state {
     /* ---- chain regularisation (ks_chain.c) ---- */
     int chain_on;        /* KZ(15) >= 1 and KZ(30) != 0 */
     ks_chain ch;
+    /* ---- stable hierarchies (ks_merge.c) ---- */
+    int merge_on;        /* KZ(15) >= 1 */
+    int merge_log;       /* KZ(18) >= 1: each merger and split on stderr */
+    ks_merger *mg;       /* capacity cap (one per pair at most) */
+    int nmerge;
+    double emerge;       /* the merged inner pairs' energy (+ rounding of ended ones) */
+    int64_t merged, splits;
 } ks_state;
 
 /* Is pair k perturbed (its components resolved in the forces)? */
@@ -78,6 +103,30 @@ int ks_relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full)
 void ks_send_dirty(sim *s);
 int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *err, size_t errlen);
 int ks_slot_of_name(const sim *s, int name);
+
+/* A ghost: mass 0, far away, never due (chain members, merged inner pairs). */
+void ks_make_ghost(sim *s, int g, double t);
+
+/* ks_merge.c */
+/* Merger index of the inner c.m. at slot i (name < 0), or -1. */
+int ks_merger_at(const ks_state *ks, const sim *s, int i);
+/* Is pair k a merged hierarchy (a component is an inner c.m.)? */
+static inline int ks_pair_merged(const sim *s, int k)
+{
+    return s->name[2 * k] < 0 || s->name[2 * k + 1] < 0;
+}
+/* Splits flagged mergers and merges new stable hierarchies at the block
+ * end; returns the number of events or -1 with err. */
+int ks_merge_block_end(sim *s, double t, char *err, size_t errlen);
+/* Ends merged pair k at t (its outer KS pair ended, the inner pair back in
+ * KS); 0 or -1 with err. */
+int ks_split(sim *s, int k, double t, char *err, size_t errlen);
+/* Mardling & Aarseth (2001): the critical outer pericentre over the inner
+ * semi-major axis for inner mass min, outer mass m3, outer eccentricity e1
+ * and mutual inclination incl (radians); infinite for e1 >= 1. */
+double ks_stability_ratio(double min, double m3, double e1, double incl);
+/* Should merged pair k be split (checked after its KS steps)? */
+int ks_merge_unstable(const sim *s, int k);
 
 /* ks_chain.c */
 /* Is slot i the chain's c.m. or one of its ghosts? */
@@ -130,5 +179,10 @@ void ks_resolve_pair(sim *s, int k, double t);
 /* Pair k went from the resolved (perturbed) model to the point one or back
  * at time t: books the tidal energy that the model gained or dropped. */
 void ks_book_mode(sim *s, int k, int was_resolved, int now_resolved, double t);
+/* The potential energy of bodies m1 at x1 and m2 at x2 with every body of
+ * the measure at t other than slots i1, i2, minus that of their c.m. point
+ * (the tidal energy a merger drops and a split gains). */
+double ks_tidal_two(const sim *s, double t, int i1, int i2, double m1, double m2,
+                    const double x1[3], const double x2[3]);
 
 #endif

@@ -50,7 +50,7 @@ static const kz_info KZ_INFO[DECK_NKZ + 1] = {
     [15] = {"triple/quad/chain search", CLASS_VALUES, NULL},
     [16] = {"automatic RMIN, DTMIN, ECLOSE", CLASS_VALUES, NULL},
     [17] = {"automatic ETAI/ETAR from QE (2: ETAU too at a KZ(2) = 2 repeat)", CLASS_VALUES, NULL},
-    [18] = {"hierarchical systems", CLASS_REFUSED, NULL},
+    [18] = {"hierarchical systems (1: diagnostics; 2, 3: primordial triples)", CLASS_VALUES, NULL},
     [19] = {"mass loss / stellar evolution", CLASS_REFUSED, NULL},
     [20] = {"IMF (0 power law, 1 Scalo, 2/4 KTG93, 6/7 Kroupa 2001)", CLASS_VALUES, NULL},
     [21] = {"extra output", CLASS_DIAGNOSTIC, NULL},
@@ -100,7 +100,10 @@ static kz_status status_by_value(int k, int v)
         return (v == 0 || v == 1) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 7: /* Lagrangian radii are always written */
         return v >= 0 ? KZ_IMPLEMENTED : KZ_REFUSED;
-    case 15: /* 1, 2: chain regularisation of strong KS encounters (ks_chain.c) with KZ(30) != 0 */
+    case 18: /* 1: each merger and split of a stable hierarchy reported (ks_merge.c) */
+        return (v == 0 || v == 1) ? KZ_IMPLEMENTED : KZ_REFUSED;
+    case 15: /* 1, 2: stable hierarchies merged (ks_merge.c); with KZ(30) != 0 chain
+              * regularisation of strong KS encounters (ks_chain.c) */
         return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 30: /* with KZ(15) >= 1: chain (1, 2; > 2 would absorb perturbers: ended instead) */
         return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;

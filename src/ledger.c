@@ -5,7 +5,8 @@
 #include "ledger.h"
 
 static const char *const kind_names[LED_NKIND] = {"ks_form", "ks_term", "tide_booked",
-                                                          "chain_start", "chain_end"};
+                                                          "chain_start", "chain_end", "merge",
+                                                          "split"};
 
 const char *ledger_kind_name(int kind)
 {

@@ -22,6 +22,11 @@
  *              ended into them: again the same state written two ways; at
  *              the end, the chain integration's inconsistency E_int + B
  *
+ *   merge / split   a stable hierarchy became one KS pair with a frozen
+ *              inner pair (its energy booked in ks->emerge, its tidal energy
+ *              with the cluster in ks->etide), or came apart again: the same
+ *              state written two ways, rounding only
+ *
  * The rest of ΔE is the Hermite steps of singles and c.m. bodies and the
  * work integrated into h by the KS steps ("rest").  A separate gauge of the
  * KS steps: "ks_pending" is Σ mu (h_state − h_int) over the live pairs,
@@ -44,6 +49,8 @@ typedef enum ledger_kind {
     LED_TIDE,   /* booked, not a loss */
     LED_CHAIN_START,
     LED_CHAIN_END,
+    LED_MERGE,  /* a stable hierarchy merged / split (ks_merge.c) */
+    LED_SPLIT,
     LED_NKIND
 } ledger_kind;
 

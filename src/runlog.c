@@ -38,12 +38,12 @@ int runlog_open(runlog *r, const char *dir, const sim *s, const char *source,
         }
     }
     /* KS columns last (ks_form .. e_tide): tools that read the first columns keep working */
-    fprintf(f, "#%9s %13s %13s %13s %11s %11s %8s %9s %9s %5s %9s %9s %9s %9s %9s %7s %12s %11s %9s %9s %9s %9s %8s %8s %11s %6s %13s %11s %10s %10s %10s %10s %10s %6s %6s %10s %10s\n",
+    fprintf(f, "#%9s %13s %13s %13s %11s %11s %8s %9s %9s %5s %9s %9s %9s %9s %9s %7s %12s %11s %9s %9s %9s %9s %8s %8s %11s %6s %13s %11s %10s %10s %10s %10s %10s %6s %6s %10s %10s %7s %13s %10s\n",
             "t", "E", "T", "W", "dE", "dE_cum", "Q", "r_dc", "rc", "nc", "rh", "r1%", "r10%",
             "r50%", "r90%", "<nnb>", "steps_irr", "steps_reg", "wall", "wall_reg", "wall_irr", "wall_rest",
             "ks_form", "ks_term", "ks_steps", "n_hard", "ebin", "e_tide",
             "dE_rest", "dE_ksform", "dE_ksterm", "dE_kspend", "dE_tide", "ch_beg", "ch_end",
-            "dE_chain", "e_chain");
+            "dE_chain", "e_chain", "n_merge", "e_merge", "dE_merge");
     fflush(f);
     return 0;
 }
@@ -69,7 +69,7 @@ void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval 
     double rdc = sqrt(d->xd[0] * d->xd[0] + d->xd[1] * d->xd[1] + d->xd[2] * d->xd[2]);
     ks_summary ks;
     ks_summarise(s, &ks);
-    fprintf(r->log, "%10.5f %13.10f %13.10f %13.10f %11.3e %11.3e %8.5f %9.3e %9.5f %5d %9.5f %9.5f %9.5f %9.5f %9.5f %7.2f %12lld %11lld %9.2f %9.2f %9.2f %9.2f %8lld %8lld %11lld %6d %13.6e %11.3e %10.2e %10.2e %10.2e %10.2e %10.2e %6lld %6lld %10.2e %10.3e\n",
+    fprintf(r->log, "%10.5f %13.10f %13.10f %13.10f %11.3e %11.3e %8.5f %9.3e %9.5f %5d %9.5f %9.5f %9.5f %9.5f %9.5f %7.2f %12lld %11lld %9.2f %9.2f %9.2f %9.2f %8lld %8lld %11lld %6d %13.6e %11.3e %10.2e %10.2e %10.2e %10.2e %10.2e %6lld %6lld %10.2e %10.3e %7d %13.6e %10.2e\n",
             d->t, e, d->kin, d->pot, r->de_last, (e - r->e0) / fabs(r->e0), d->qvir, rdc, d->rc, d->nc,
             d->rlagr[2], d->rlagr[0], d->rlagr[1], d->rlagr[2], d->rlagr[3], d->nbmean,
             (long long)s->cnt.steps_irr, (long long)s->cnt.steps_reg, wall, s->tm.regular,
@@ -77,7 +77,8 @@ void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval 
             ks_energy_booked(s), li->rest / norm, li->ev[LED_KS_FORM] / norm,
             li->ev[LED_KS_TERM] / norm, li->pending_change / norm, li->ev[LED_TIDE] / norm,
             ks.chains_started, ks.chains_ended,
-            (li->ev[LED_CHAIN_START] + li->ev[LED_CHAIN_END]) / norm, ks.chain_energy);
+            (li->ev[LED_CHAIN_START] + li->ev[LED_CHAIN_END]) / norm, ks.chain_energy,
+            ks.mergers, ks.emerge, (li->ev[LED_MERGE] + li->ev[LED_SPLIT]) / norm);
     /* a check above QE names the interval's largest events */
     if (!first && fabs(r->de_last) > s->p.qe && s->led.nitop > 0) {
         fprintf(r->log, "# |dE| %.3e > QE at t = %g; largest events of the interval:\n",
@@ -156,18 +157,21 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
     fprintf(f, "  \"chains_started\": %lld,\n  \"chains_ended\": %lld,\n  \"chain_steps\": %lld,\n"
                "  \"chain_members\": %d,\n", ks.chains_started, ks.chains_ended, ks.chain_steps,
             ks.chain_members);
+    fprintf(f, "  \"mergers_formed\": %lld,\n  \"mergers_split\": %lld,\n  \"mergers\": %d,\n"
+               "  \"emerge\": %.17g,\n", ks.merged, ks.splits, ks.mergers, ks.emerge);
     /* ---- where the energy went (ledger.h), relative to |E0| ---- */
     const ledger *L = &s->led;
     double e0 = fabs(r->e0) > 0.0 ? fabs(r->e0) : 1.0;
     fprintf(f, "  \"energy_ledger\": {\"exact_events\": %s, \"rest\": %.6e, \"ks_form\": %.6e, "
                "\"ks_form_count\": %lld, \"ks_term\": %.6e, \"ks_term_count\": %lld, "
                "\"ks_pending_change\": %.6e, \"tide_booked\": %.6e, \"tide_count\": %lld, "
-               "\"chain_start\": %.6e, \"chain_end\": %.6e,\n",
+               "\"chain_start\": %.6e, \"chain_end\": %.6e, \"merge\": %.6e, \"split\": %.6e,\n",
             L->exact ? "true" : "false", L->rest_total / e0, L->total[LED_KS_FORM] / e0,
             (long long)L->total_count[LED_KS_FORM], L->total[LED_KS_TERM] / e0,
             (long long)L->total_count[LED_KS_TERM], L->pending_change_total / e0,
             L->total[LED_TIDE] / e0, (long long)L->total_count[LED_TIDE],
-            L->total[LED_CHAIN_START] / e0, L->total[LED_CHAIN_END] / e0);
+            L->total[LED_CHAIN_START] / e0, L->total[LED_CHAIN_END] / e0,
+            L->total[LED_MERGE] / e0, L->total[LED_SPLIT] / e0);
     fprintf(f, "    \"largest_events\": [");
     for (int k = 0; k < L->ntop; k++) {
         const ledger_event *ev = &L->top[k];

@@ -457,13 +457,16 @@ static void test_policy(void)
             zero_ok = 0;
     CHECK(zero_ok, "KZ(k) = 0 is accepted for every k");
 
-    static const int refused[] = {8,  11, 13, 14, 18, 19, 23, 24, 25, 26, 27, 28,
+    static const int refused[] = {8,  11, 13, 14, 19, 23, 24, 25, 26, 27, 28,
                                   29, 31, 32, 34, 35, 37, 38, 39, 41, 43, 49};
     int ref_ok = 1;
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (kz_status_of(refused[i], 1) != KZ_REFUSED || kz_status_of(refused[i], -1) != KZ_REFUSED)
             ref_ok = 0;
     CHECK(ref_ok, "the physics options are refused for 1 and -1");
+    CHECK(kz_status_of(18, 1) == KZ_IMPLEMENTED && kz_status_of(18, 2) == KZ_REFUSED &&
+              kz_status_of(18, -1) == KZ_REFUSED,
+          "KZ(18): 1 (hierarchy diagnostics) accepted, primordial triples (2, 3) refused");
 
     static const int diag[] = {4, 6, 9, 10, 12, 21, 33, 42, 44, 45, 48};
     int diag_ok = 1;
@@ -555,6 +558,7 @@ static void test_doc_table(void)
             ok = kz_status_of(k, 1) != KZ_REFUSED && kz_status_of(k, -1) != KZ_REFUSED;
         else /* per-value rows (5, 7, 16, 20, 22, 40) are checked in test_policy */
             ok = k == 1 || k == 2 || k == 3 || k == 5 || k == 7 || k == 15 || k == 16 || k == 17 ||
+                 k == 18 ||
                  k == 20 || k == 22 || k == 30 ||
                  k == 40 || k == 46 || k == 47;
         if (ok)

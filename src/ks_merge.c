@@ -1,0 +1,440 @@
+/* ks_merge.c — stable hierarchical triples (ALGORITHMS-CHAIN.md §4; NBODY6's
+ * impact.f merger branch, merge.f, reset.f): a hard KS pair with a bound
+ * outer body on an orbit that is stable by Mardling & Aarseth (2001) becomes
+ * one KS pair of (inner c.m., outer body), with the inner pair carried
+ * frozen, until the outer orbit gets unstable or strongly perturbed.
+ *
+ *  - merge: the inner pair is ended, its components collapse into one body
+ *    at their c.m. (the first component's slot, name -name1; the second's
+ *    slot becomes a ghost, name -name2) and the outer KS pair is formed;
+ *  - while merged the inner orbit's relative state is frozen (as NBODY6
+ *    does): the cluster sees the inner c.m. as a point and the inner pair
+ *    keeps its energy mu h, which is booked in ks->emerge;
+ *  - split (tested after every KS step of the outer pair): the outer pair is
+ *    ended, the inner pair comes back from its saved relative state around
+ *    its c.m. and goes to KS again.
+ *
+ * Energy: a merge writes the same state two ways except for the inner pair's
+ * energy (to ks->emerge) and the tidal energy of the resolved inner pair with
+ * the rest of the cluster, which the point model drops (to ks->etide, as a
+ * change of KS model books it); a split takes both back.  So the measured E
+ * is continuous through both events, and what the frozen inner orbit leaves
+ * out (its own tidal response while merged) is what the stability and
+ * perturbation tests keep small.
+ *
+ * Departures from NBODY6: the stability test is Mardling & Aarseth (2001)
+ * with the inclination factor (stability.f), with a 10 % margin at the merge
+ * and none at the split; NBODY6's Ncode impact.f sets PCRIT so that every
+ * bound triple fails its own final test (ALGORITHMS-CHAIN.md §4), and its
+ * Block/ version applies the 10 % margin we use.  Only triples (a pair and a
+ * single) merge; a pair with a pair (quadruple) is left to KS and the chain. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ks.h"
+#include "ks_state.h"
+#include "ks_transform.h"
+
+#define MERGE_MARGIN 1.1   /* stability margin at the merge (Block/impact.f) */
+#define SPLIT_GAMMA 0.1    /* a merged pair perturbed beyond this splits (reset.f) */
+#define APO_GAMMA 0.02     /* the outer orbit's perturbation at apocentre must stay below */
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Mardling & Aarseth (2001): the outer pericentre over the inner semi-major
+ * axis below which the triple (inner mass min, outer mass m3, outer
+ * eccentricity e1, mutual inclination incl) is unstable. */
+double ks_stability_ratio(double min, double m3, double e1, double incl)
+{
+    if (!(e1 < 1.0)) return INFINITY;
+    double q = m3 / min;
+    return 2.8 * pow((1.0 + q) * (1.0 + e1) / sqrt(1.0 - e1), 0.4) * (1.0 - 0.3 * incl / M_PI);
+}
+
+/* The angle between the inner and outer orbital planes. */
+static double inclination(const double qi[3], const double vi[3], const double qo[3],
+                          const double vo[3])
+{
+    double li[3], lo[3];
+    cross3(qi, vi, li);
+    cross3(qo, vo, lo);
+    double c = dot3(li, lo) / sqrt(dot3(li, li) * dot3(lo, lo));
+    return acos(fmax(-1.0, fmin(1.0, c)));
+}
+
+static void elements(double M, const double dx[3], const double dv[3], double *a, double *e)
+{
+    double r = sqrt(dot3(dx, dx)), en = 0.5 * dot3(dv, dv) - M / r, l[3];
+    cross3(dx, dv, l);
+    *a = -0.5 * M / en;
+    *e = sqrt(fmax(0.0, 1.0 + 2.0 * en * dot3(l, l) / (M * M)));
+}
+
+int ks_merger_at(const ks_state *ks, const sim *s, int i)
+{
+    if (s->name[i] >= 0 || s->m[i] == 0.0) return -1;
+    for (int g = 0; g < ks->nmerge; g++)
+        if (ks->mg[g].name1 == -s->name[i]) return g;
+    return -1;
+}
+
+/* ---- the merge test ------------------------------------------------------ */
+
+/* A merge of pair k with its dominant single neighbour, when the triple is
+ * hard, compact, weakly perturbed and stable (impact.f's label 30 onwards,
+ * in our words). */
+typedef struct merge_plan {
+    int j;                 /* the outer body's slot */
+    double ain, ein, incl; /* inner orbit, mutual inclination */
+    double aout, eout, apo;
+} merge_plan;
+
+static int merge_test(const sim *s, int k, double t, merge_plan *mp)
+{
+    const ks_state *ks = s->ks;
+    const ks_pair *kp = &ks->pair[k];
+    const ks_orbit *o = &kp->o;
+    if (ks_pair_merged(s, k) || !(o->h < 0.0)) return 0;
+    int icm = s->n + k;
+    double m1 = s->m[2 * k], m2 = s->m[2 * k + 1], M = m1 + m2;
+    if (!(m1 * m2 * o->h / M < ks->ebh)) return 0; /* the inner pair must be hard */
+    double xc[3], vc[3];
+    ks_predict_slot(s, icm, t, xc, vc);
+    /* the dominant perturber (largest m/r^3) and the next one */
+    const int *L = sim_list(s, icm);
+    int j1 = -1, j2 = -1;
+    double p1 = 0.0, p2 = 0.0, psum = 0.0;
+    for (int q = 0; q < s->nnb[icm]; q++) {
+        int j = L[q];
+        if (s->m[j] == 0.0 || ks_chain_owns(ks, j)) continue;
+        double xj[3], vj[3];
+        ks_predict_slot(s, j, t, xj, vj);
+        double d[3] = {xj[0] - xc[0], xj[1] - xc[1], xj[2] - xc[2]}, r2 = dot3(d, d);
+        double p = s->m[j] / (r2 * sqrt(r2));
+        psum += p;
+        if (p > p1) {
+            j2 = j1;
+            p2 = p1;
+            j1 = j;
+            p1 = p;
+        } else if (p > p2) {
+            j2 = j;
+            p2 = p;
+        }
+    }
+    if (j1 < 0 || j1 >= s->n || s->name[j1] <= 0) return 0; /* a single, not a pair or merger */
+    double xj[3], vj[3];
+    ks_predict_slot_high(s, j1, t, xj, vj);
+    double dx[3] = {xj[0] - xc[0], xj[1] - xc[1], xj[2] - xc[2]};
+    double dv[3] = {vj[0] - vc[0], vj[1] - vc[1], vj[2] - vc[2]};
+    double r = sqrt(dot3(dx, dx)), Mt = M + s->m[j1];
+    elements(Mt, dx, dv, &mp->aout, &mp->eout);
+    if (!(mp->aout > 0.0) || !(mp->eout < 1.0)) return 0;
+    mp->apo = mp->aout * (1.0 + mp->eout);
+    /* the outer orbit hard enough (EBS) and compact: well inside the
+     * c.m.'s neighbour sphere, which supplies the outer pair's perturbers */
+    double rd[3] = {xc[0] - s->xd[0], xc[1] - s->xd[1], xc[2] - s->xd[2]};
+    double ebs = 0.25 * ks->ebh / sqrt(1.0 + sqrt(dot3(rd, rd)) / s->rscale);
+    if (!(-0.5 * M * s->m[j1] / mp->aout < ebs)) return 0;
+    if (mp->apo > 10.0 * s->p.rmin || mp->apo > 0.5 * s->rs[icm]) return 0;
+    if (r > 10.0 * s->p.rmin) return 0;
+    /* the tidal perturbation of the outer orbit by the other neighbours
+     * (their magnitudes summed), now and at apocentre; the next perturber
+     * must not hold the outer body tighter than the inner pair does */
+    double pert = 2.0 * r * r * r * (psum - p1) / Mt;
+    if (j2 >= 0) {
+        double x2[3], v2[3];
+        ks_predict_slot(s, j2, t, x2, v2);
+        double d2[3] = {x2[0] - xj[0], x2[1] - xj[1], x2[2] - xj[2]};
+        if ((s->m[j2] + s->m[j1]) / dot3(d2, d2) > Mt / (r * r)) return 0;
+    }
+    double gapo = pert * pow(mp->apo / r, 3.0);
+    if (pert > s->p.gmax || gapo > APO_GAMMA) return 0;
+    if (r > 5.0 * s->p.rmin && gapo > 1e-3) return 0;
+    /* stability with the inner orbit as it is now */
+    double q[3], qd[3];
+    ks_orbit_predict(o, t, q, qd);
+    mp->ain = -0.5 * M / o->h;
+    mp->ein = ks_orbit_ecc(o);
+    mp->incl = inclination(q, qd, dx, dv);
+    double pcr = ks_stability_ratio(M, s->m[j1], mp->eout, mp->incl) * mp->ain;
+    if (mp->aout * (1.0 - mp->eout) * (1.0 - pert) < MERGE_MARGIN * pcr) return 0;
+    mp->j = j1;
+    return 1;
+}
+
+/* ---- merge and split ----------------------------------------------------- */
+
+static int grow_table(ks_state *ks)
+{
+    if (ks->nmerge < ks->cap) return 0;
+    return -1; /* one merger per pair at most: cannot happen */
+}
+
+/* The singles i1, i2 (both at t) become one body at their c.m. in slot i1
+ * (name `name`), i2 a ghost (name `gname`); every list that named either
+ * names i1, and bodies that listed one but not the other restart at t. */
+static int collapse_pair(sim *s, int i1, int i2, int name, int gname, double t, char *err,
+                         size_t errlen)
+{
+    ks_state *ks = s->ks;
+    unsigned char *mark = ks->mark;
+    int nsplit = 0, *idx = malloc(sizeof(int) * (size_t)(s->ntot + 1));
+    if (!idx) {
+        snprintf(err, errlen, "out of memory at a merger");
+        return -1;
+    }
+    idx[0] = i1;
+    for (int b = s->ifirst; b < s->ntot; b++) {
+        const int *l = sim_list(s, b);
+        int hits = 0;
+        for (int q = 0; q < s->nnb[b]; q++) hits += (l[q] == i1) + (l[q] == i2);
+        mark[b] = b != i1 && b != i2 && hits == 1;
+        if (mark[b]) idx[1 + nsplit++] = b;
+    }
+    int *map = ks->map, *inv = ks->map + s->cap;
+    ks_labels_reset(s, map, inv);
+    map[i2] = i1;
+    ks_relabel_all(s, map, -1, -1, -1, NULL); /* two labels into one: no list grows */
+    double m1 = s->m[i1], m2 = s->m[i2], M = m1 + m2;
+    for (int c = 0; c < 3; c++) {
+        s->x0[i1][c] = (m1 * s->x0[i1][c] + m2 * s->x0[i2][c]) / M;
+        s->v0[i1][c] = (m1 * s->v0[i1][c] + m2 * s->v0[i2][c]) / M;
+    }
+    s->m[i1] = M;
+    s->name[i1] = name;
+    s->rs[i1] = fmax(s->rs[i1], s->rs[i2]);
+    s->dtr[i1] = fmin(s->dtr[i1], s->dtr[i2]);
+    s->nnb[i1] = 0;
+    ks_make_ghost(s, i2, t);
+    s->name[i2] = gname;
+    for (int q = 1; q <= nsplit; q++) {
+        int b = idx[q];
+        double xb[3], vb[3];
+        ks_predict_slot_high(s, b, t, xb, vb);
+        memcpy(s->x0[b], xb, sizeof xb);
+        memcpy(s->v0[b], vb, sizeof vb);
+    }
+    int rc = ks_init_bodies(s, nsplit + 1, idx, t, -1, err, errlen);
+    free(idx);
+    return rc;
+}
+
+/* The inner c.m. at slot p (a single at t) and its ghost g become the two
+ * components again at their frozen relative state; lists that named p name
+ * both. */
+static int expand_pair(sim *s, int p, int g, const ks_merger *mg, double t, char *err,
+                       size_t errlen)
+{
+    ks_state *ks = s->ks;
+    double M = mg->m1 + mg->m2, xc[3], vc[3];
+    memcpy(xc, s->x0[p], sizeof xc);
+    memcpy(vc, s->v0[p], sizeof vc);
+    int *idx = malloc(sizeof(int) * (size_t)(s->ntot + 2));
+    if (!idx) {
+        snprintf(err, errlen, "out of memory at a merger split");
+        return -1;
+    }
+    int *map = ks->map, *inv = ks->map + s->cap;
+    ks_labels_reset(s, map, inv);
+    int nfull = ks_relabel_all(s, map, p, p, g, idx + 2);
+    double rs = s->rs[p], dtr = s->dtr[p];
+    s->name[p] = mg->name1;
+    s->name[g] = mg->name2;
+    s->m[p] = mg->m1;
+    s->m[g] = mg->m2;
+    for (int c = 0; c < 3; c++) {
+        s->x0[p][c] = xc[c] + mg->m2 / M * mg->q[c];
+        s->v0[p][c] = vc[c] + mg->m2 / M * mg->qd[c];
+        s->x0[g][c] = xc[c] - mg->m1 / M * mg->q[c];
+        s->v0[g][c] = vc[c] - mg->m1 / M * mg->qd[c];
+    }
+    s->t0[g] = s->t0r[g] = t;
+    s->rs[g] = rs;
+    s->dtr[p] = s->dtr[g] = dtr;
+    s->nnb[p] = s->nnb[g] = 0;
+    for (int q = 0; q < nfull; q++) {
+        int b = idx[2 + q];
+        double xb[3], vb[3];
+        ks_predict_slot_high(s, b, t, xb, vb);
+        memcpy(s->x0[b], xb, sizeof xb);
+        memcpy(s->v0[b], vb, sizeof vb);
+    }
+    idx[0] = p;
+    idx[1] = g;
+    int rc = ks_init_bodies(s, 2 + nfull, idx, t, -1, err, errlen);
+    free(idx);
+    return rc;
+}
+
+/* An event into the ledger: the local jump, or the whole measure with
+ * --energy-audit (e0: the energy before). */
+static void note(sim *s, int kind, double t, int n1, int n2, double local, double e0,
+                 double a, double e, double g)
+{
+    double de = local;
+    if (s->ks->check_jumps || s->led.exact) {
+        de = ks_total_energy(s) - e0;
+        double d = fabs(de) / fabs(e0);
+        if (d > s->ks->jump_max) s->ks->jump_max = d;
+    }
+    ledger_record(&s->led, kind, t, n1, n2, de, a, e, g);
+}
+
+static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    if (grow_table(ks)) {
+        snprintf(err, errlen, "merger table full");
+        return -1;
+    }
+    int exact = ks->check_jumps || s->led.exact;
+    int n1 = s->name[2 * k], n2 = s->name[2 * k + 1], nj = s->name[mp->j];
+    double e0 = exact ? ks_total_energy(s) : 0.0;
+    if (ks_terminate(s, k, t, err, errlen)) return -1;
+    note(s, LED_KS_TERM, t, n1, n2, ks->last_jump, e0, ks->last_a, ks->last_ecc, ks->last_gamma);
+    if (exact) e0 = ks_total_energy(s);
+    int i1 = ks_slot_of_name(s, n1), i2 = ks_slot_of_name(s, n2);
+    if (i1 < 0 || i2 < 0) {
+        snprintf(err, errlen, "merger at t = %g: inner components %d, %d not found", t, n1, n2);
+        return -1;
+    }
+    ks_merger *mg = &ks->mg[ks->nmerge];
+    memset(mg, 0, sizeof *mg);
+    mg->name1 = n1;
+    mg->name2 = n2;
+    mg->outer = nj;
+    mg->m1 = s->m[i1];
+    mg->m2 = s->m[i2];
+    double M = mg->m1 + mg->m2;
+    for (int c = 0; c < 3; c++) {
+        mg->q[c] = s->x0[i1][c] - s->x0[i2][c];
+        mg->qd[c] = s->v0[i1][c] - s->v0[i2][c];
+    }
+    double hin = 0.5 * dot3(mg->qd, mg->qd) - M / sqrt(dot3(mg->q, mg->q));
+    mg->ein = mg->m1 * mg->m2 / M * hin;
+    mg->ain = -0.5 * M / hin;
+    mg->ein_e = mp->ein;
+    mg->apo0 = mp->apo;
+    mg->t = t;
+    /* the point model drops the inner pair's energy and its tidal energy
+     * with the rest of the cluster: both are booked */
+    double w = ks_tidal_two(s, t, i1, i2, mg->m1, mg->m2, s->x0[i1], s->x0[i2]);
+    ks->emerge += mg->ein;
+    ks->etide += w;
+    ledger_record(&s->led, LED_TIDE, t, n1, n2, w, mg->ain, mg->ein_e, 0.0);
+    ks->nmerge++;
+    if (collapse_pair(s, i1, i2, -n1, -n2, t, err, errlen)) return -1;
+    note(s, LED_MERGE, t, n1, nj, 0.0, e0, mp->aout, mp->eout, 0.0);
+    if (exact) e0 = ks_total_energy(s);
+    int p = ks_slot_of_name(s, -n1), j = ks_slot_of_name(s, nj);
+    if (p < 0 || j < 0) {
+        snprintf(err, errlen, "merger at t = %g: outer body %d not found", t, nj);
+        return -1;
+    }
+    if (ks_form(s, p, j, t, err, errlen)) return -1;
+    note(s, LED_KS_FORM, t, n1, nj, ks->last_jump, e0, ks->last_a, ks->last_ecc, 0.0);
+    ks->merged++;
+    if (ks->merge_log)
+        fprintf(stderr, "nbody6c: t = %.6f merged hierarchy: inner %d-%d (a = %.3e, e = %.3f), "
+                "outer %d (a = %.3e, e = %.3f, inclination %.0f deg)\n", t, n1, n2, mp->ain,
+                mp->ein, nj, mp->aout, mp->eout, mp->incl * 180.0 / M_PI);
+    return 0;
+}
+
+int ks_split(sim *s, int k, double t, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    int ip = s->name[2 * k] < 0 ? 2 * k : 2 * k + 1;
+    int g = ks_merger_at(ks, s, ip);
+    if (g < 0) {
+        snprintf(err, errlen, "merger split at t = %g: pair %d holds no merged pair", t, k);
+        return -1;
+    }
+    ks_merger mg = ks->mg[g];
+    int nj = s->name[ip == 2 * k ? 2 * k + 1 : 2 * k];
+    int exact = ks->check_jumps || s->led.exact;
+    double e0 = exact ? ks_total_energy(s) : 0.0;
+    if (ks_terminate(s, k, t, err, errlen)) return -1;
+    note(s, LED_KS_TERM, t, mg.name1, nj, ks->last_jump, e0, ks->last_a, ks->last_ecc,
+         ks->last_gamma);
+    if (exact) e0 = ks_total_energy(s);
+    int p = ks_slot_of_name(s, -mg.name1), gh = ks_slot_of_name(s, -mg.name2);
+    if (p < 0 || gh < 0) {
+        snprintf(err, errlen, "merger split at t = %g: the slots of %d, %d not found", t,
+                 mg.name1, mg.name2);
+        return -1;
+    }
+    double M = mg.m1 + mg.m2, x1[3], x2[3];
+    for (int c = 0; c < 3; c++) {
+        x1[c] = s->x0[p][c] + mg.m2 / M * mg.q[c];
+        x2[c] = s->x0[p][c] - mg.m1 / M * mg.q[c];
+    }
+    double w = ks_tidal_two(s, t, p, gh, mg.m1, mg.m2, x1, x2);
+    ks->emerge -= mg.ein;
+    ks->etide -= w;
+    ledger_record(&s->led, LED_TIDE, t, mg.name1, mg.name2, -w, mg.ain, mg.ein_e, 0.0);
+    ks->mg[g] = ks->mg[ks->nmerge - 1];
+    ks->nmerge--;
+    if (ks->nmerge == 0) ks->emerge = 0.0; /* rounding of the bookings, as NBODY6 clears EMERGE */
+    if (expand_pair(s, p, gh, &mg, t, err, errlen)) return -1;
+    note(s, LED_SPLIT, t, mg.name1, nj, 0.0, e0, 0.0, 0.0, 0.0);
+    if (exact) e0 = ks_total_energy(s);
+    p = ks_slot_of_name(s, mg.name1);
+    gh = ks_slot_of_name(s, mg.name2);
+    if (ks_form(s, p, gh, t, err, errlen)) return -1;
+    note(s, LED_KS_FORM, t, mg.name1, mg.name2, ks->last_jump, e0, ks->last_a, ks->last_ecc, 0.0);
+    ks->splits++;
+    if (ks->merge_log)
+        fprintf(stderr, "nbody6c: t = %.6f split hierarchy: inner %d-%d, outer %d (merged at "
+                "t = %.6f)\n", t, mg.name1, mg.name2, nj, mg.t);
+    return 0;
+}
+
+/* ---- while merged ----------------------------------------------------------- */
+
+int ks_merge_unstable(const sim *s, int k)
+{
+    const ks_state *ks = s->ks;
+    const ks_orbit *o = &ks->pair[k].o;
+    int ip = s->name[2 * k] < 0 ? 2 * k : 2 * k + 1;
+    int g = ks_merger_at(ks, s, ip);
+    if (g < 0) return 1;
+    const ks_merger *mg = &ks->mg[g];
+    if (!isfinite(o->h) || !(o->h < 0.0)) return 1;
+    if (o->gamma > SPLIT_GAMMA) return 1;
+    if (o->r > 2.0 * mg->apo0) return 1;
+    double a1 = ks_orbit_semi(o), e1 = ks_orbit_ecc(o), q[3], qd[3];
+    ks_to_rel(o->u, o->up, q, qd);
+    double incl = inclination(mg->q, mg->qd, q, qd);
+    double m3 = s->m[ip == 2 * k ? 2 * k + 1 : 2 * k];
+    double pcr = ks_stability_ratio(mg->m1 + mg->m2, m3, e1, incl) * mg->ain;
+    return a1 * (1.0 - e1) * (1.0 - 2.0 * o->gamma) < pcr;
+}
+
+int ks_merge_block_end(sim *s, double t, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    if (!ks || !ks->merge_on || s->p.ks_off) return 0;
+    for (int k = 0; k < s->npairs; k++) {
+        ks_pair *kp = &ks->pair[k];
+        if (!kp->merge_check) continue;
+        kp->merge_check = 0;
+        merge_plan mp;
+        if (!merge_test(s, k, t, &mp)) continue;
+        if (merge(s, k, &mp, t, err, errlen)) return -1;
+        return 1; /* one a block: the merge moved slots and pairs */
+    }
+    return 0;
+}
