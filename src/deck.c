@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #define DECK_MAX_BYTES (16u << 20) /* a deck is a few hundred bytes; refuse absurd input */
 #define TOKEN_MAX 128
@@ -136,8 +137,9 @@ static int load(lexer *lx, FILE *f)
             break;
     }
     if (ferror(f)) {
+        int e = errno;
         free(buf);
-        return fail_at(lx, 0, "read error");
+        return fail_at(lx, 0, "read error: %s", strerror(e));
     }
     buf[len] = '\0';
 
@@ -708,6 +710,13 @@ int deck_read_path(const char *path, deck *d, char *err, size_t errlen)
 {
     if (strcmp(path, "-") == 0)
         return deck_read(stdin, "-", d, err, errlen);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: is a directory, not a deck file", path);
+        memset(d, 0, sizeof *d);
+        return -1;
+    }
     FILE *f = fopen(path, "r");
     if (!f) {
         if (err && errlen)

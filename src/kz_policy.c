@@ -218,21 +218,42 @@ static void note_option(deck *d, int k, int v, kz_status st)
     append_note(d, line);
 }
 
+/* Appends "NAME:LINE: KZ(k) = v: reason" for a refused option to err (one
+ * line each, so that a deck with several needs one edit, not one per run). */
+static void append_refusal(const deck *d, int k, const char *name, int line, int nth, char *err,
+                           size_t errlen)
+{
+    if (!err || !errlen)
+        return;
+    char why[512];
+    refusal_reason(k, why, sizeof why);
+    int at = d->kz_line[k] > 0 ? d->kz_line[k] : line;
+    size_t used = strlen(err);
+    if (used + 1 < errlen)
+        snprintf(err + used, errlen - used, "%s%s:%d: KZ(%d) = %d: %s", nth ? "\n  " : "",
+                 name ? name : "-", at, k, d->kz[k], why);
+}
+
 int kz_check(deck *d, const char *name, int line, char *err, size_t errlen)
 {
-    for (int k = 1; k <= DECK_NKZ; k++) {
-        int v = d->kz[k];
-        kz_status st = kz_status_of(k, v);
-        if (st == KZ_REFUSED) {
-            char why[512];
-            refusal_reason(k, why, sizeof why);
-            int at = d->kz_line[k] > 0 ? d->kz_line[k] : line;
-            if (err && errlen)
-                snprintf(err, errlen, "%s:%d: KZ(%d) = %d: %s", name ? name : "-", at, k, v, why);
-            return -1;
+    int nrefused = 0;
+    for (int k = 1; k <= DECK_NKZ; k++)
+        nrefused += kz_status_of(k, d->kz[k]) == KZ_REFUSED;
+    if (nrefused > 0) {
+        if (err && errlen) {
+            err[0] = '\0';
+            if (nrefused > 1)
+                snprintf(err, errlen, "%s: %d KZ options are refused (README, \"KZ options\"):\n  ",
+                         name ? name : "-", nrefused);
         }
-        if (v != 0)
-            note_option(d, k, v, st);
+        int nth = 0;
+        for (int k = 1; k <= DECK_NKZ; k++)
+            if (kz_status_of(k, d->kz[k]) == KZ_REFUSED)
+                append_refusal(d, k, name, line, nth++, err, errlen);
+        return -1;
     }
+    for (int k = 1; k <= DECK_NKZ; k++)
+        if (d->kz[k] != 0)
+            note_option(d, k, d->kz[k], kz_status_of(k, d->kz[k]));
     return 0;
 }

@@ -24,6 +24,24 @@
 #include "snapshot.h"
 #include "version.h"
 
+/* mkdir -p: --out a/b/c creates the missing parents too, as users expect
+ * from a tool that writes into a folder.  Returns 0 or -1 (errno set). */
+static int make_dirs(const char *dir)
+{
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *q = p + 1; *q; q++) {
+        if (*q != '/') continue;
+        *q = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
+        *q = '/';
+    }
+    return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 /* An existing run (a log or summary in the folder) is kept unless --force. */
 static int prepare_out_dir(const char *dir, int force)
 {
@@ -44,9 +62,10 @@ static int prepare_out_dir(const char *dir, int force)
         }
         return EXIT_OK;
     }
-    if (mkdir(dir, 0777) != 0) {
+    if (make_dirs(dir) != 0) {
+        /* the folder named on the command line cannot exist: a usage error */
         fprintf(stderr, "nbody6c: --out %s: cannot create: %s\n", dir, strerror(errno));
-        return EXIT_RUN_FAILURE;
+        return EXIT_BAD_INPUT;
     }
     return EXIT_OK;
 }
@@ -314,7 +333,8 @@ static int repeat_interval(run_ctx *c, double de, char *err, size_t errlen)
     s->p.dtmin = c->dk.dtmin = s->p.dtmin * sqrt(0.5);
     s->smin *= sqrt(0.5);
     c->rs.qe_repeats = reps;
-    fprintf(stderr, "\nnbody6c: t = %g: |dE| = %.3e is above 5 QE = %.3g; KZ(2) = 2: repeating "
+    runlog_progress_break();
+    fprintf(stderr, "nbody6c: t = %g: |dE| = %.3e is above 5 QE = %.3g; KZ(2) = 2: repeating "
             "from t = %g with ETAI %.5g, ETAR %.5g, ETAU %.5g (repeat %lld of 2)\n", tfail, fabs(de),
             5.0 * s->p.qe, s->time, s->p.etai, s->p.etar, s->p.etau, (long long)reps);
     runlog_note(&c->lg, "energy check at t = %.10g failed: |dE| = %.3e >= 5 QE = %.3g; KZ(2) = 2: "
@@ -334,9 +354,11 @@ static int energy_control(run_ctx *c, int *ckpt_due, char *err, size_t errlen)
         c->rs.echeck = c->d.etot;
         return 0;
     }
-    if (fabs(de) > qe && fabs(de) < 5.0 * qe)
-        fprintf(stderr, "\nnbody6c: t = %g: energy check |dE| = %.3e is above QE = %g\n", s->time,
+    if (fabs(de) > qe && fabs(de) < 5.0 * qe) {
+        runlog_progress_break();
+        fprintf(stderr, "nbody6c: t = %g: energy check |dE| = %.3e is above QE = %g\n", s->time,
                 fabs(de), qe);
+    }
     if (fabs(de) < 5.0 * qe) {
         c->rs.echeck = c->d.etot;
         c->rs.qe_repeats = 0;
@@ -349,7 +371,8 @@ static int energy_control(run_ctx *c, int *ckpt_due, char *err, size_t errlen)
     char last[4400] = "no checkpoint was written before it";
     if (stat(c->ckpt_path, &st) == 0)
         snprintf(last, sizeof last, "the last good state is kept in %s", c->ckpt_path);
-    fprintf(stderr, "\nnbody6c: t = %g: energy check |dE| = %.3e is above 5 QE = %.3g: calculations "
+    runlog_progress_break();
+    fprintf(stderr, "nbody6c: t = %g: energy check |dE| = %.3e is above 5 QE = %.3g: calculations "
             "halted%s; %s\n", s->time, fabs(de), 5.0 * qe,
             c->dk.kz[2] >= 2 ? " after two repeats" : " (KZ(2) = 2 would repeat the interval)", last);
     runlog_note(&c->lg, "energy check at t = %.10g: |dE| = %.3e >= 5 QE = %.3g: calculations halted",
@@ -438,7 +461,7 @@ static int finish(run_ctx *c, char *err, size_t errlen)
 {
     const char *why = runctl_reason_name(c->stop);
     if (c->stop != STOP_TCRIT) {
-        if (!c->o->quiet) fputc('\n', stderr);
+        runlog_progress_break();
         runlog_note(&c->lg, "stopped at t = %.17g: %s", c->s->time, why);
         c->lg.stop_reason = why;
     }
@@ -455,7 +478,13 @@ static int finish(run_ctx *c, char *err, size_t errlen)
                  "interval's largest events)", c->s->time);
         return -1;
     }
-    if (c->stop != STOP_TCRIT)
+    if (c->stop == STOP_NCRIT)
+        /* bodies are never removed (KZ(23) is refused), so a restart would
+         * stop again at once: the deck is what must change */
+        fprintf(stderr, "nbody6c: stopped at t = %.6g: N = %d is below NCRIT = %d (deck line 2); "
+                "nbody6c removes no bodies, so NCRIT above N stops every run at its first "
+                "output: set NCRIT <= N (0: no limit)\n", c->s->time, c->s->n, c->dk.ncrit);
+    else if (c->stop != STOP_TCRIT)
         fprintf(stderr, "nbody6c: stopped at t = %.6g (%s); continue with: nbody6c --restart %s\n",
                 c->s->time, why, c->ckpt_path);
     return 0;
@@ -481,7 +510,10 @@ static int run_ctx_go(run_ctx *c)
     runctl_install_signals();
     int rc = EXIT_RUN_FAILURE;
     if (integrate(c, err, sizeof err) == 0 && finish(c, err, sizeof err) == 0) rc = EXIT_OK;
-    if (rc != EXIT_OK) fprintf(stderr, "\nnbody6c: %s\n", err);
+    if (rc != EXIT_OK) {
+        runlog_progress_break();
+        fprintf(stderr, "nbody6c: %s\n", err);
+    }
     runlog_close(&c->lg);
     run_end(c->s);
     return rc;
@@ -584,7 +616,8 @@ int run_deck(const deck *deck_in, const run_options *o)
             (dk->kz[2] < 2 || write_checkpoint(&c, "start, KZ(2) = 2", err, sizeof err) == 0))
             return run_ctx_go(&c);
     }
-    fprintf(stderr, "\nnbody6c: %s\n", err);
+    runlog_progress_break();
+    fprintf(stderr, "nbody6c: %s\n", err);
     runlog_close(&c.lg);
     run_end(c.s);
     return EXIT_RUN_FAILURE;
@@ -665,6 +698,75 @@ static int same_dir(const char *a, const char *b)
     return realpath(a, ra) && realpath(b, rb) && strcmp(ra, rb) == 0;
 }
 
+/* A restart into a new --out carries the run's history: the first `bytes`
+ * of the checkpoint folder's log.txt (what belonged to the checkpoint's
+ * state) become the new folder's log.  Returns 0, or -1 when that log is
+ * missing or shorter (the caller then starts a log that says so). */
+static int copy_log_prefix(const char *from_dir, const char *to_dir, long long bytes)
+{
+    char src[4200], dst[4200], buf[65536];
+    snprintf(src, sizeof src, "%s/log.txt", from_dir);
+    snprintf(dst, sizeof dst, "%s/log.txt", to_dir);
+    FILE *in = fopen(src, "rb");
+    if (!in) return -1;
+    FILE *out = fopen(dst, "wb");
+    if (!out) {
+        fclose(in);
+        return -1;
+    }
+    long long left = bytes;
+    while (left > 0) {
+        size_t want = left < (long long)sizeof buf ? (size_t)left : sizeof buf;
+        size_t got = fread(buf, 1, want, in);
+        if (got == 0 || fwrite(buf, 1, got, out) != got) break;
+        left -= (long long)got;
+    }
+    int bad = fclose(out) != 0 || left > 0;
+    fclose(in);
+    if (bad) remove(dst);
+    return bad ? -1 : 0;
+}
+
+/* The log of a restarted run: the same folder's log continued, or the
+ * checkpoint folder's log copied into a new --out and continued, or (when
+ * neither exists) a new log whose header says it is a restart. */
+static int open_restart_log(run_ctx *c, const char *ckdir, int same, const run_options *o,
+                            char *err, size_t errlen)
+{
+    long long bytes = (long long)c->rs.log_bytes;
+    if (!same && copy_log_prefix(ckdir, c->dir, bytes) == 0 &&
+        runlog_reopen(&c->lg, c->dir, bytes) == 0) {
+        runlog_note(&c->lg, "the lines above are %s/log.txt up to the checkpoint; this run continues "
+                    "in %s", ckdir, c->dir);
+        return 0;
+    }
+    if (same && runlog_reopen(&c->lg, c->dir, bytes) == 0) return 0;
+    char source[4400], header[4096], units[512];
+    snprintf(source, sizeof source, "restart of %s at t = %.10g (the log before it, %s/log.txt, "
+             "is missing or shorter than the checkpoint's)", o->restart_path, c->s->time, ckdir);
+    units_text(&c->dk, c->dk.zmbar, c->s->n, units, sizeof units);
+    snprintf(header, sizeof header, "%s\n%s", units, c->dk.notes);
+    return runlog_open(&c->lg, c->dir, c->s, source, header, err, errlen);
+}
+
+/* The TCRIT the restart will run to (a restart deck's positive TCRIT
+ * replaces the saved one); refuses one that is not after the checkpoint's
+ * time, which would "finish" without a step. */
+static int check_restart_tcrit(const deck *rd, const run_options *o, double t, double tcrit)
+{
+    int from_deck = rd && rd->has_restart_times && rd->r_tcrit > 0.0;
+    if (from_deck) tcrit = rd->r_tcrit;
+    if (t < tcrit) return 0;
+    if (from_deck)
+        fprintf(stderr, "nbody6c: %s: TCRIT = %g is not after the checkpoint's time t = %.10g: "
+                "nothing to integrate; give a later TCRIT\n", o->deck_path, tcrit, t);
+    else
+        fprintf(stderr, "nbody6c: %s is at t = %.10g, at its TCRIT = %g already (a finished run): "
+                "to go on, give a restart deck with KSTART = 3 and a later TCRIT\n",
+                o->restart_path, t, tcrit);
+    return -1;
+}
+
 int run_restart(const deck *rd, const run_options *o)
 {
     char err[1024] = "", ckdir[4096];
@@ -674,6 +776,10 @@ int run_restart(const deck *rd, const run_options *o)
     sim *s = checkpoint_read(o->restart_path, &saved, &rs, err, sizeof err);
     if (!s) {
         fprintf(stderr, "nbody6c: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    if (check_restart_tcrit(rd, o, s->time, s->p.tcrit)) {
+        sim_free(s);
         return EXIT_BAD_INPUT;
     }
     dir_of(o->restart_path, ckdir, sizeof ckdir);
@@ -699,12 +805,10 @@ int run_restart(const deck *rd, const run_options *o)
         run_end(s);
         return o->gpu.mode == GPUNB_REQUIRED ? EXIT_BAD_INPUT : EXIT_RUN_FAILURE;
     }
-    if (!same || runlog_reopen(&c.lg, dir, (long long)rs.log_bytes) != 0) {
-        if (runlog_open(&c.lg, dir, s, o->restart_path, saved.notes, err, sizeof err)) {
-            fprintf(stderr, "nbody6c: %s\n", err);
-            run_end(s);
-            return EXIT_RUN_FAILURE;
-        }
+    if (open_restart_log(&c, ckdir, same, o, err, sizeof err)) {
+        fprintf(stderr, "nbody6c: %s\n", err);
+        run_end(s);
+        return EXIT_RUN_FAILURE;
     }
     c.lg.e0 = rs.e0;
     c.lg.eprev = rs.eprev;
@@ -713,6 +817,9 @@ int run_restart(const deck *rd, const run_options *o)
     runlog_note(&c.lg, "restart from %s at t = %.17g (nbody6c %s; gpunb %s, gpuirr %s, %d threads)",
                 o->restart_path, s->time, NBODY6C_VERSION, gpunb_backend(s->nb),
                 gpuirr_backend(s->irr), omp_get_max_threads());
-    if (rd) apply_restart_deck(&c, rd);
+    if (rd) {
+        apply_restart_deck(&c, rd);
+        print_notes(rd->notes); /* a KZ(J) the restart deck sets */
+    }
     return run_ctx_go(&c);
 }

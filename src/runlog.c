@@ -88,15 +88,38 @@ void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval 
     fflush(r->log);
 }
 
+/* The progress line redraws itself with '\r' on a terminal only; stderr
+ * redirected to a file gets a plain line at most once a minute (and the last
+ * one), so that a batch job's file shows progress without control codes. */
+#define PROGRESS_FILE_INTERVAL_S 60.0
+static int progress_on_screen;       /* a '\r' line is showing: end it before a message */
+static double progress_next_file_line;
+
+void runlog_progress_break(void)
+{
+    if (progress_on_screen) fputc('\n', stderr);
+    progress_on_screen = 0;
+}
+
 void runlog_progress(const runlog *r, const sim *s, const diag *d)
 {
     if (r->quiet) return;
     double wall = s->tm.total;
     double frac = s->p.tcrit > 0 ? d->t / s->p.tcrit : 1.0;
     double eta = frac > 0 ? wall * (1.0 - frac) / frac : 0.0;
-    fprintf(stderr, "\rt = %.4g of %.4g   wall %.1f s   ETA %.1f s   dE/E %.2e   ", d->t,
-            s->p.tcrit, wall, eta, (d->etot - r->e0) / fabs(r->e0));
-    if (frac >= 1.0) fputc('\n', stderr);
+    char line[256];
+    snprintf(line, sizeof line, "t = %.4g of %.4g   wall %.1f s   ETA %.1f s   dE/E %.2e", d->t,
+             s->p.tcrit, wall, eta, (d->etot - r->e0) / fabs(r->e0));
+    if (isatty(fileno(stderr))) {
+        fprintf(stderr, "\r%s   ", line);
+        progress_on_screen = frac < 1.0;
+        if (!progress_on_screen) fputc('\n', stderr);
+    } else {
+        double now = omp_get_wtime();
+        if (frac < 1.0 && now < progress_next_file_line) return;
+        progress_next_file_line = now + PROGRESS_FILE_INTERVAL_S;
+        fprintf(stderr, "%s\n", line);
+    }
     fflush(stderr);
 }
 
@@ -116,7 +139,10 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
     fprintf(f, "{\n");
     fprintf(f, "  \"version\": \"%s\",\n", NBODY6C_VERSION);
     fprintf(f, "  \"n\": %d,\n", s->n);
-    fprintf(f, "  \"t_end\": %.17g,\n", d->t);
+    /* t_end: where the run ended (TCRIT, or the block time of an early stop);
+     * the energies and radii are those of the last check, at t_measured */
+    fprintf(f, "  \"t_end\": %.17g,\n", s->time);
+    fprintf(f, "  \"t_measured\": %.17g,\n", d->t);
     fprintf(f, "  \"e0\": %.17g,\n", r->e0);
     fprintf(f, "  \"e_end\": %.17g,\n", d->etot);
     fprintf(f, "  \"de_rel\": %.17g,\n", (d->etot - r->e0) / fabs(r->e0));

@@ -29,6 +29,8 @@ int runlog_open(runlog *r, const char *dir, const sim *s, const char *source,
  * ledger (NULL at the first). */
 void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval *li, int first);
 void runlog_progress(const runlog *r, const sim *s, const diag *d);
+/* Ends a progress line left on the terminal, before a message on stderr. */
+void runlog_progress_break(void);
 int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d,
                    char *err, size_t errlen);
 void runlog_close(runlog *r);

@@ -46,6 +46,135 @@ static const char *good_deck =
     "1.0 1.0 1.0 0 0 0.002 0.0 5.0\n"
     "0.5 0.0 0.0 0.0 0.25\n";
 
+/* good_deck with one line replaced (the first line equal to `from`). */
+static void deck_with(const char *path, const char *from, const char *to)
+{
+    char text[2048];
+    const char *at = strstr(good_deck, from);
+    if (!at) {
+        text[0] = '\0';
+    } else {
+        snprintf(text, sizeof text, "%.*s%s%s", (int)(at - good_deck), good_deck, to, at + strlen(from));
+    }
+    write_file(path, text);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+static char *slurp(const char *path)
+{
+    static char buf[65536];
+    FILE *f = fopen(path, "r");
+    buf[0] = '\0';
+    if (f) {
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+    }
+    return buf;
+}
+
+/* Refusals, notes and messages a new user met (issue 14, items 3-5). */
+static void issue14(const char *dir, const char *deck)
+{
+    char d2[512], cmd[4096], run[512];
+    snprintf(d2, sizeof d2, "%s/x.deck", dir);
+
+    /* item 3: every refused option of a production-like deck in one message */
+    deck_with(d2, "0 0 0 0 1 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1\n",
+              "0 0 0 0 1 0 0 0 0 0\n0 0 0 1 3 0 0 0 3 1\n0 0 1 0 0 1 0 0 0 3\n0 0 0 0 0 0 0 0 0 1\n");
+    snprintf(cmd, sizeof cmd, "%s --out %s/r3 %s", NBODY6C_BIN, dir, d2);
+    int rc = sh(cmd);
+    const char *want[] = {"x.deck:5: KZ(14) = 1: external tidal field", "x.deck:5: KZ(15) = 3:",
+                          "x.deck:5: KZ(19) = 3: mass loss", "x.deck:5: KZ(20) = 1:",
+                          "x.deck:6: KZ(23) = 1: escaper removal", "x.deck:6: KZ(26) = 1: slow-down",
+                          "x.deck:6: KZ(30) = 3:"};
+    int all = rc == 2 && strstr(out, "7 KZ options are refused") != NULL;
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) all &= strstr(out, want[k]) != NULL;
+    CHECK(all, "KZ 14, 15, 19, 20, 23, 26, 30 refused in one message with line, value and meaning "
+          "(exit %d): %s", rc, out);
+
+    /* item 4: --ic with KZ(22) = 0 is refused, not ignored */
+    snprintf(cmd, sizeof cmd, "%s --ic %s --out %s/r4 %s", NBODY6C_BIN, deck, dir, deck);
+    rc = sh(cmd);
+    CHECK(rc == 2 && strstr(out, "--ic") && strstr(out, "KZ(22) = 0"), "--ic with KZ(22) = 0 exits 2 "
+          "(exit %d): %s", rc, out);
+    /* diagnostics-only notes: once on stderr, and in the log with the model */
+    deck_with(d2, "0 0 0 0 1 0 0 0 0 0\n", "0 0 0 2 1 0 0 0 0 0\n");
+    snprintf(run, sizeof run, "%s/notes", dir);
+    snprintf(cmd, sizeof cmd, "%s --gpu=off --out %s %s", NBODY6C_BIN, run, d2);
+    rc = sh(cmd);
+    CHECK(rc == 0 && count_of(out, "KZ(4) = 2: binary diagnostics") == 1 && !strchr(out, '\r'),
+          "a diagnostics-only option is noted once on stderr, and a redirected progress line has no "
+          "carriage return (exit %d): %s", rc, out);
+    snprintf(cmd, sizeof cmd, "%s/log.txt", run);
+    const char *log = slurp(cmd);
+    CHECK(strstr(log, "# KZ(4) = 2: binary diagnostics") && strstr(log, "# initial conditions: Plummer "
+          "(KZ(5) = 1), equal masses, NRAND 17") && strstr(log, "# units: RBAR 1 pc, ZMBAR 0.5 Msun"),
+          "the log header has the note, the model, masses, NRAND and the units");
+
+    /* an NCRIT stop does not suggest --restart, which cannot help */
+    deck_with(d2, "64 1 10 17 20 1\n", "64 1 100 17 20 1\n");
+    snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --out %s/ncrit %s", NBODY6C_BIN, dir, d2);
+    rc = sh(cmd);
+    CHECK(rc == 0 && strstr(out, "NCRIT = 100") && !strstr(out, "--restart"),
+          "an NCRIT stop says why and does not suggest --restart (exit %d): %s", rc, out);
+
+    /* t_end after an early stop: where the run stopped, not 0 */
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/early && touch %s/early/STOP && %s --quiet --gpu=off "
+             "--out %s/early %s", dir, dir, NBODY6C_BIN, dir, deck);
+    rc = sh(cmd);
+    snprintf(cmd, sizeof cmd, "%s/early/summary.json", dir);
+    const char *js = slurp(cmd);
+    const char *te = strstr(js, "\"t_end\": "), *ts = strstr(js, "\"t_stop\": ");
+    double t_end = te ? atof(te + 9) : -1.0, t_stop = ts ? atof(ts + 10) : -2.0;
+    CHECK(rc == 0 && strstr(js, "\"stop_reason\": \"stop-file\"") && t_end > 0.0 && t_end == t_stop,
+          "a STOP file before the first check: t_end %g = t_stop %g (exit %d): %s", t_end, t_stop, rc, out);
+
+    /* restarts: a TCRIT already passed says so; a finished run too */
+    snprintf(d2, sizeof d2, "%s/r.deck", dir);
+    write_file(d2, "3 100\n0 0 0 0 0.25 0 0 0\n");
+    snprintf(cmd, sizeof cmd, "%s --quiet --restart %s/run/checkpoint.bin %s", NBODY6C_BIN, dir, d2);
+    rc = sh(cmd);
+    CHECK(rc == 2 && strstr(out, "TCRIT = 0.25 is not after"), "a restart deck with TCRIT before the "
+          "checkpoint's time exits 2 saying so (exit %d): %s", rc, out);
+    snprintf(cmd, sizeof cmd, "%s --quiet --restart %s/run/checkpoint.bin", NBODY6C_BIN, dir);
+    rc = sh(cmd);
+    CHECK(rc == 2 && strstr(out, "finished run") && strstr(out, "KSTART = 3"), "restarting a finished "
+          "run without a deck exits 2 saying how to go on (exit %d): %s", rc, out);
+    /* a restart into a new --out carries the log's history and names the checkpoint */
+    write_file(d2, "3 100\n0 0 0 0 1.0 0 0 0\n");
+    snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --out %s/more --restart %s/run/checkpoint.bin %s",
+             NBODY6C_BIN, dir, dir, d2);
+    rc = sh(cmd);
+    snprintf(cmd, sizeof cmd, "%s/more/log.txt", dir);
+    log = slurp(cmd);
+    const char *dl = strstr(log, "# deck ");
+    const char *nl = dl ? strchr(dl, '\n') : NULL;
+    CHECK(rc == 0 && nl && nl - dl > 9 && !strncmp(nl - 9, "good.deck", 9) &&
+          strstr(log, "# restart from ") && strstr(log, "/run/checkpoint.bin at t = 0.5") &&
+          count_of(log, "\n   0.00000 ") == 1 && count_of(log, "\n   1.00000 ") == 1,
+          "a restart into a new --out: its log has the first run's lines from t = 0 and names the "
+          "checkpoint it restarted from (exit %d)", rc);
+
+    /* item 5: missing parents of --out are created; a deck that is a folder */
+    snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --out %s/a/b/c %s", NBODY6C_BIN, dir, deck);
+    rc = sh(cmd);
+    snprintf(cmd, sizeof cmd, "%s/a/b/c/summary.json", dir);
+    FILE *f = fopen(cmd, "r");
+    CHECK(rc == 0 && f, "--out a/b/c creates the missing parents (exit %d): %s", rc, out);
+    if (f) fclose(f);
+    snprintf(cmd, sizeof cmd, "%s --out %s/dd %s", NBODY6C_BIN, dir, dir);
+    rc = sh(cmd);
+    CHECK(rc == 2 && strstr(out, "is a directory"), "a folder given as the deck exits 2 saying so "
+          "(exit %d): %s", rc, out);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/nbody6c-cli-XXXXXX";
@@ -118,6 +247,8 @@ int main(void)
     CHECK(sh(cmd) == 2 && strstr(out, "--force"), "an earlier run is not overwritten without --force");
     snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --force --out %s %s", NBODY6C_BIN, outdir, deck);
     CHECK(sh(cmd) == 0, "--force overwrites it");
+
+    issue14(dir, deck);
 
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     (void)!system(cmd);
