@@ -3,6 +3,16 @@
 #   make test       unit and end-to-end tests (no GPU needed), ends with "N passed, M failed"
 #   make run        integrates the default deck (input/default-imf-4096-t10.deck, ~10 s on 2 cores)
 #   make bench      CPU benchmark over the 1k-32k decks (a few minutes), written to docs/BENCHMARKS.md
+#   V=1             the full compiler lines (default: one short line per file)
+
+# Quiet by default, as the kernel's and many C projects' builds: "  CC  file";
+# V=1 shows every command in full.
+V ?= 0
+ifeq ($(V),1)
+say :=
+else
+say = @printf '  %-6s %s\n' $(1) $(2);
+endif
 
 CC        ?= gcc
 NVCC      ?= nvcc
@@ -57,27 +67,27 @@ check-hdf5:
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(ARCHFLAGS) -c $< -o $@
+	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(CFLAGS) $(ARCHFLAGS) -c $< -o $@
 
 $(BUILD)/%.o: %.cu $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(CPPFLAGS) $(NVFLAGS) -c $< -o $@
+	$(call say,NVCC,$@)$(NVCC) $(CPPFLAGS) $(NVFLAGS) -c $< -o $@
 
 $(BUILD)/libnbody6c.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)ar rcs $@ $^
 
 $(BIN)/nbody6c: $(BUILD)/src/main.o $(BUILD)/libnbody6c.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libnbody6c.a $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -DNBODY6C_BIN='"$(BIN)/nbody6c"' $(CFLAGS) $< $(BUILD)/libnbody6c.a $(LDFLAGS) $(LDLIBS) -o $@
+	$(call say,CC,$@)$(CC) $(CPPFLAGS) -DNBODY6C_BIN='"$(BIN)/nbody6c"' $(CFLAGS) $< $(BUILD)/libnbody6c.a $(LDFLAGS) $(LDLIBS) -o $@
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libnbody6c.a $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(BUILD)/libnbody6c.a $(LDFLAGS) $(LDLIBS) -o $@
+	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(BUILD)/libnbody6c.a $(LDFLAGS) $(LDLIBS) -o $@
 
 tests: all $(TEST_BIN)
 benchtools: all $(BENCH_BIN)
