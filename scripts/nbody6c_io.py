@@ -3,9 +3,35 @@ energy check; the column names are in its last '#' header line) and the HDF5
 snapshots snap.NNNNNN.h5 (layout: docs/SNAPSHOTS.md).  Used by the plot
 scripts next to it; import it in your own analysis too."""
 import glob
+import importlib
 import os
+import sys
 
-import numpy as np
+PLOT_MODULES = ('numpy', 'h5py', 'matplotlib')
+DEBIAN_PACKAGES = {'numpy': 'python3-numpy', 'h5py': 'python3-h5py', 'matplotlib': 'python3-matplotlib'}
+
+
+def require(script, modules=PLOT_MODULES):
+    """Exits with a message that names the missing modules, the interpreter
+    that lacks them and how to install them, instead of a traceback."""
+    missing = []
+    for m in modules:
+        try:
+            importlib.import_module(m)
+        except ImportError:
+            missing.append(m)
+    if missing:
+        sys.exit('%s: Python module%s %s missing in %s (the plot scripts need numpy, h5py and '
+                 'matplotlib)\n  install for this interpreter: %s -m pip install %s\n  or, for '
+                 'Debian/Ubuntu\'s /usr/bin/python3: apt-get install %s'
+                 % (script, 's' if len(missing) > 1 else '', ', '.join(missing), sys.executable,
+                    sys.executable, ' '.join(missing), ' '.join(DEBIAN_PACKAGES[m] for m in missing)))
+
+
+try:
+    import numpy as np
+except ImportError:  # the scripts call require() first, which says what to install
+    np = None
 
 
 def read_log(path):

@@ -9,6 +9,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nbody6c_io as nio  # noqa: E402
 
+nio.require('plot_radii.py')
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split(' - ', 1)[1])

@@ -8,10 +8,11 @@ import argparse
 import os
 import sys
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nbody6c_io as nio  # noqa: E402
+
+nio.require('plot_snapshot.py')
+import numpy as np  # noqa: E402
 
 
 def main():

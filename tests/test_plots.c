@@ -1,16 +1,35 @@
 /* test_plots.c — the plot scripts (scripts/plot_*.py) on a short run: each
- * runs, exits 0 and writes a PNG picture.  Skips with the reason when no
- * python3 with numpy, h5py and matplotlib is installed (Debian:
- * python3-numpy python3-h5py python3-matplotlib). */
+ * runs, exits 0 and writes a PNG picture.  They are run with `python3` from
+ * PATH, exactly as the README's commands run them, so a python3 that lacks a
+ * module fails here as it would for a user (the test then checks the
+ * scripts' message and skips the pictures, naming that interpreter).  A
+ * missing module gives a message that names it and how to install it. */
 #include "check.h"
 #include "iotest.h"
 
-static const char *python_with_deps(void)
+#define PYTHON "python3" /* the README's interpreter */
+
+static int python_has_deps(void)
 {
-    static const char *cands[] = {"python3", "/usr/bin/python3"};
-    for (int k = 0; k < 2; k++)
-        if (io_sh("%s -c 'import numpy, h5py, matplotlib'", cands[k]) == 0) return cands[k];
-    return NULL;
+    return io_sh(PYTHON " -c 'import numpy, h5py, matplotlib'") == 0;
+}
+
+/* A module that cannot be imported (a package on PYTHONPATH, ahead of the
+ * installed one, whose import fails): every script must say what to install
+ * instead of a traceback. */
+static void missing_module_message(const char *dir)
+{
+    io_sh("mkdir -p %s/fake/h5py && echo 'raise ImportError(\"No module named h5py\")' > "
+          "%s/fake/h5py/__init__.py", dir, dir);
+    static const char *scripts[] = {"plot_radii.py", "plot_energy.py", "plot_collapse.py",
+                                    "plot_snapshot.py"};
+    for (int k = 0; k < 4; k++) {
+        int rc = io_sh("PYTHONPATH=%s/fake " PYTHON " scripts/%s %s/none", dir, scripts[k], dir);
+        CHECK(rc != 0 && strstr(io_out, "h5py") && strstr(io_out, "pip install") &&
+                  strstr(io_out, "apt-get install") && !strstr(io_out, "Traceback"),
+              "%s without h5py: a message naming the module and how to install it (exit %d): %s",
+              scripts[k], rc, io_out);
+    }
 }
 
 /* A PNG file of some size (the signature, and more than a blank header). */
@@ -25,17 +44,27 @@ static int is_png(const char *path)
 
 int main(void)
 {
-    const char *py = python_with_deps();
-    if (!py) {
-        SKIP("plot scripts: no python3 with numpy, h5py and matplotlib (Debian: python3-numpy "
-             "python3-h5py python3-matplotlib)");
-        return check_done();
-    }
     char dir[] = "/tmp/nbody6c-plots-XXXXXX";
     if (!mkdtemp(dir)) {
         CHECK(0, "temporary folder");
         return check_done();
     }
+    if (io_sh(PYTHON " -c 'import sys'") != 0) {
+        SKIP("plot scripts: no python3 on PATH");
+        io_sh("rm -rf %s", dir);
+        return check_done();
+    }
+    missing_module_message(dir);
+    if (!python_has_deps()) {
+        io_sh(PYTHON " -c 'import sys; print(sys.executable, end=\"\")'");
+        SKIP("plot pictures: python3 on PATH (%.200s) lacks numpy, h5py or matplotlib; the README's "
+             "commands fail there the same way (Debian: apt-get install python3-numpy python3-h5py "
+             "python3-matplotlib for /usr/bin/python3, or python3 -m pip install numpy h5py "
+             "matplotlib)", io_out);
+        io_sh("rm -rf %s", dir);
+        return check_done();
+    }
+    const char *py = PYTHON;
     char deck[4096], dpath[600], p[700];
     io_deck(deck, sizeof deck, 1000.0, 256, 1, 0.125, 0.25, 1.0, 0, 0);
     snprintf(dpath, sizeof dpath, "%s/a.deck", dir);
