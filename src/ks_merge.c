@@ -184,7 +184,9 @@ static int grow_table(ks_state *ks)
 
 /* The singles i1, i2 (both at t) become one body at their c.m. in slot i1
  * (name `name`), i2 a ghost (name `gname`); every list that named either
- * names i1, and bodies that listed one but not the other restart at t. */
+ * names i1.  Bodies that listed either restart at t: their irregular force
+ * loses the pair's tidal part at once (a jump of up to ~(a/r)^2 of it next
+ * to a hard pair), which their Hermite polynomials must not straddle. */
 static int collapse_pair(sim *s, int i1, int i2, int name, int gname, double t, char *err,
                          size_t errlen)
 {
@@ -200,7 +202,7 @@ static int collapse_pair(sim *s, int i1, int i2, int name, int gname, double t, 
         const int *l = sim_list(s, b);
         int hits = 0;
         for (int q = 0; q < s->nnb[b]; q++) hits += (l[q] == i1) + (l[q] == i2);
-        mark[b] = b != i1 && b != i2 && hits == 1;
+        mark[b] = b != i1 && b != i2 && hits >= 1;
         if (mark[b]) idx[1 + nsplit++] = b;
     }
     int *map = ks->map, *inv = ks->map + s->cap;
@@ -233,7 +235,8 @@ static int collapse_pair(sim *s, int i1, int i2, int name, int gname, double t, 
 
 /* The inner c.m. at slot p (a single at t) and its ghost g become the two
  * components again at their frozen relative state; lists that named p name
- * both. */
+ * both, and their bodies restart at t (the force on them gains the pair's
+ * tidal part at once, as collapse_pair explains). */
 static int expand_pair(sim *s, int p, int g, const ks_merger *mg, double t, char *err,
                        size_t errlen)
 {
@@ -246,9 +249,28 @@ static int expand_pair(sim *s, int p, int g, const ks_merger *mg, double t, char
         snprintf(err, errlen, "out of memory at a merger split");
         return -1;
     }
+    int nlist = 0, *lst = malloc(sizeof(int) * (size_t)(s->ntot + 1));
+    if (!lst) {
+        free(idx);
+        snprintf(err, errlen, "out of memory at a merger split");
+        return -1;
+    }
+    for (int b = s->ifirst; b < s->ntot; b++) {
+        const int *l = sim_list(s, b);
+        int has = 0;
+        for (int q = 0; q < s->nnb[b] && b != p; q++) has |= l[q] == p;
+        if (has) lst[nlist++] = b;
+    }
     int *map = ks->map, *inv = ks->map + s->cap;
     ks_labels_reset(s, map, inv);
     int nfull = ks_relabel_all(s, map, p, p, g, idx + 2);
+    /* the bodies that listed p (a full one is in idx already) */
+    for (int q = 0; q < nlist; q++) {
+        int b = lst[q], dup = 0;
+        for (int r = 0; r < nfull; r++) dup |= idx[2 + r] == b;
+        if (!dup) idx[2 + nfull++] = b;
+    }
+    free(lst);
     double rs = s->rs[p], dtr = s->dtr[p];
     s->name[p] = mg->name1;
     s->name[g] = mg->name2;
