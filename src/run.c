@@ -19,6 +19,7 @@
 #include "runlog.h"
 #include "sim.h"
 #include "startup.h"
+#include "team.h"
 #include "checkpoint.h"
 #include "runctl.h"
 #include "snapshot.h"
@@ -170,6 +171,7 @@ typedef struct run_ctx {
     double next_stop_poll;  /* the STOP file is looked for every 0.1 s of wall time */
     double next_progress;   /* the progress line between checks: every 5 s of wall time */
     stop_reason stop;
+    team team;              /* the default OpenMP team follows the free cores (team.h) */
 } run_ctx;
 
 static int write_checkpoint(run_ctx *c, const char *why, char *err, size_t errlen)
@@ -226,6 +228,9 @@ static int poll_controls(run_ctx *c, char *err, size_t errlen)
         }
     }
     c->stop = r;
+    if (team_adjust(&c->team))
+        runlog_note(&c->lg, "t = %.10g: OpenMP team %d (other processes use %.2f of this process's "
+                    "%d cores)", c->s->time, c->team.now, c->team.others, c->team.max);
     if (r == STOP_NONE && now - c->wall_ckpt >= checkpoint_interval_s(c->o))
         return write_checkpoint(c, "periodic", err, errlen);
     return 0;
@@ -322,6 +327,7 @@ static int repeat_interval(run_ctx *c, double de, char *err, size_t errlen)
     c->d = rs.last;
     s->led.exact = c->o->energy_audit;
     if (rebuild_libraries(s, c->o, err, errlen)) return -1;
+    if (c->team.active) omp_set_num_threads(c->team.now); /* open_libraries reset it */
     /* the log keeps the failed interval's lines; its sums go back */
     c->lg.e0 = rs.e0;
     c->lg.eprev = rs.eprev;
@@ -471,6 +477,9 @@ static int finish(run_ctx *c, char *err, size_t errlen)
     }
     if (c->stop != STOP_ENERGY &&
         write_checkpoint(c, c->stop == STOP_TCRIT ? "end" : why, err, errlen)) return -1;
+    /* summary.json's "threads" is the default team, whatever the neighbours
+     * made of it (log.txt lists the changes), so that runs compare */
+    if (c->team.active) omp_set_num_threads(c->team.max);
     if (runlog_summary(&c->lg, c->dir, c->s, &c->d, err, errlen)) return -1;
     write_block_profile(c);
     if (c->stop == STOP_ENERGY) {
@@ -508,6 +517,7 @@ static int run_ctx_go(run_ctx *c)
 {
     char err[1024] = "";
     runctl_install_signals();
+    team_start(&c->team, c->o->threads > 0 || getenv("OMP_NUM_THREADS") != NULL);
     int rc = EXIT_RUN_FAILURE;
     if (integrate(c, err, sizeof err) == 0 && finish(c, err, sizeof err) == 0) rc = EXIT_OK;
     if (rc != EXIT_OK) {
