@@ -5,27 +5,50 @@ scripts next to it; import it in your own analysis too."""
 import glob
 import importlib
 import os
+import subprocess
 import sys
 
 PLOT_MODULES = ('numpy', 'h5py', 'matplotlib')
 DEBIAN_PACKAGES = {'numpy': 'python3-numpy', 'h5py': 'python3-h5py', 'matplotlib': 'python3-matplotlib'}
 
 
+SYSTEM_PYTHON = '/usr/bin/python3'
+
+
+def _has_modules(python, modules):
+    try:
+        return subprocess.run([python, '-c', 'import ' + ', '.join(modules)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    except OSError:
+        return False
+
+
 def require(script, modules=PLOT_MODULES):
-    """Exits with a message that names the missing modules, the interpreter
-    that lacks them and how to install them, instead of a traceback."""
+    """Makes sure numpy, h5py and matplotlib can be imported.  When this
+    interpreter lacks one and the system's python3 (Debian/Ubuntu's packages
+    install there) has them all, the script starts again under it, with a
+    note; otherwise it exits with a message naming the missing modules, the
+    interpreter and how to install them, instead of a traceback."""
     missing = []
     for m in modules:
         try:
             importlib.import_module(m)
         except ImportError:
             missing.append(m)
-    if missing:
-        sys.exit('%s: Python module%s %s missing in %s (the plot scripts need numpy, h5py and '
-                 'matplotlib)\n  install for this interpreter: %s -m pip install %s\n  or, for '
-                 'Debian/Ubuntu\'s /usr/bin/python3: apt-get install %s'
-                 % (script, 's' if len(missing) > 1 else '', ', '.join(missing), sys.executable,
-                    sys.executable, ' '.join(missing), ' '.join(DEBIAN_PACKAGES[m] for m in missing)))
+    if not missing:
+        return
+    here = os.path.realpath(sys.executable)
+    if (here != os.path.realpath(SYSTEM_PYTHON) and not os.environ.get('NBODY6C_PYTHON_FALLBACK')
+            and _has_modules(SYSTEM_PYTHON, modules)):
+        sys.stderr.write('%s: %s not in %s; running with %s, which has them\n'
+                         % (script, ', '.join(missing), sys.executable, SYSTEM_PYTHON))
+        os.environ['NBODY6C_PYTHON_FALLBACK'] = '1'
+        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
+    sys.exit('%s: Python module%s %s missing in %s (the plot scripts need numpy, h5py and '
+             'matplotlib)\n  install for this interpreter: %s -m pip install %s\n  or, for '
+             'Debian/Ubuntu\'s /usr/bin/python3: apt-get install %s'
+             % (script, 's' if len(missing) > 1 else '', ', '.join(missing), sys.executable,
+                sys.executable, ' '.join(missing), ' '.join(DEBIAN_PACKAGES[m] for m in missing)))
 
 
 try:

@@ -1,17 +1,18 @@
 /* test_plots.c — the plot scripts (scripts/plot_*.py) on a short run: each
  * runs, exits 0 and writes a PNG picture.  They are run with `python3` from
- * PATH, exactly as the README's commands run them, so a python3 that lacks a
- * module fails here as it would for a user (the test then checks the
- * scripts' message and skips the pictures, naming that interpreter).  A
+ * PATH, exactly as the README's commands run them (a python3 without the
+ * modules hands over to /usr/bin/python3 when that one has them, and fails
+ * with a message otherwise: the pictures are then skipped, saying why).  A
  * missing module gives a message that names it and how to install it. */
 #include "check.h"
 #include "iotest.h"
 
 #define PYTHON "python3" /* the README's interpreter */
 
+/* The README's command works: the scripts find their modules. */
 static int python_has_deps(void)
 {
-    return io_sh(PYTHON " -c 'import numpy, h5py, matplotlib'") == 0;
+    return io_sh(PYTHON " scripts/plot_energy.py --help") == 0;
 }
 
 /* A module that cannot be imported (a package on PYTHONPATH, ahead of the
@@ -56,11 +57,8 @@ int main(void)
     }
     missing_module_message(dir);
     if (!python_has_deps()) {
-        io_sh(PYTHON " -c 'import sys; print(sys.executable, end=\"\")'");
-        SKIP("plot pictures: python3 on PATH (%.200s) lacks numpy, h5py or matplotlib; the README's "
-             "commands fail there the same way (Debian: apt-get install python3-numpy python3-h5py "
-             "python3-matplotlib for /usr/bin/python3, or python3 -m pip install numpy h5py "
-             "matplotlib)", io_out);
+        SKIP("plot pictures: the README's python3 command fails here as it would for a user: %.400s",
+             io_out);
         io_sh("rm -rf %s", dir);
         return check_done();
     }
@@ -90,8 +88,10 @@ int main(void)
     rc = io_sh("%s scripts/plot_snapshot.py %s/run/snap.000004.h5 --plane xz -o %s/c2.png", py, dir, dir);
     CHECK(rc == 0, "plot_snapshot.py from one file, x-z plane (exit %d) %s", rc, io_out);
     /* the reader module keeps the later line when a restart repeats a time */
+    /* (as a library, under the interpreter the scripts ended up with) */
+    const char *lib_py = io_sh(PYTHON " -c 'import numpy'") == 0 ? PYTHON : "/usr/bin/python3";
     rc = io_sh("cd scripts && %s -c \"import nbody6c_io as n; d = n.read_log('%s/run/log.txt'); "
-               "assert len(d['t']) == 9 and d['t'][-1] == 1.0, d['t']\"", py, dir);
+               "assert len(d['t']) == 9 and d['t'][-1] == 1.0, d['t']\"", lib_py, dir);
     CHECK(rc == 0, "nbody6c_io.read_log: 9 checks, t = 0 ... 1 (exit %d) %s", rc, io_out);
     rc = io_sh("%s scripts/plot_radii.py %s/nothing -o %s/x.png", py, dir, dir);
     CHECK(rc != 0, "a missing run folder fails with a message (exit %d)", rc);
