@@ -412,8 +412,14 @@ static int check_steps(const sim *s, const block_scratch *b, double t, char *err
 {
     for (int k = 0; k < b->nact; k++) {
         int i = b->act[k];
-        if (isfinite(s->dt[i]) && s->dt[i] > 0.0 && isfinite(s->x0[i][0] + s->x0[i][1] + s->x0[i][2]))
+        if (isfinite(s->dt[i]) && s->dt[i] > 0.0 && t + s->dt[i] > t &&
+            isfinite(s->x0[i][0] + s->x0[i][1] + s->x0[i][2]))
             continue;
+        if (isfinite(s->dt[i]) && s->dt[i] > 0.0 && !(t + s->dt[i] > t)) {
+            snprintf(err, errlen, "body %d (slot %d) at t = %.17g: step %.3e below the time "
+                     "resolution (the run could not advance)", s->name[i], i, t, s->dt[i]);
+            return -1;
+        }
         snprintf(err, errlen, "body %d (slot %d) at t = %.17g: non-finite state or step (dt = %g, x = %g %g %g)",
                  s->name[i], i, t, s->dt[i], s->x0[i][0], s->x0[i][1], s->x0[i][2]);
         return -1;
@@ -476,7 +482,10 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     const int nact = b->nact, nreg = b->nreg;
     ph[PH_SCHED] = prof_lap(&w);
     /* KS pairs first, up to the block time (subint.f) */
-    ks_advance(s, t);
+    if (ks_advance(s, t)) {
+        snprintf(err, errlen, "a KS pair could not be advanced to t = %.17g (see above)", t);
+        return -1;
+    }
     if (ks_chain_sync(s, t, b->act, b->nact)) {
         snprintf(err, errlen, "chain integration failed at t = %.10g", t);
         return -1;

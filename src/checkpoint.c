@@ -491,7 +491,10 @@ static int decode_bodies(rbuf *rb, rbuf *rl, sim *s)
         if (s->nnb[i] < 0 || s->nnb[i] > s->nbmax) return -1;
         int *L = sim_list(s, i);
         get(rl, L, sizeof(int) * (size_t)s->nnb[i]);
-        for (int q = 0; q < s->nnb[i]; q++)
+        /* a KS component's slot (below ifirst) keeps the list it had as a
+         * single, unused and stale after slot swaps: only the integrated
+         * range's lists must name other bodies of the range */
+        for (int q = 0; q < s->nnb[i] && i >= s->ifirst; q++)
             if (L[q] < 0 || L[q] >= s->ntot || L[q] == i) return -1;
     }
     return rl->bad || rl->pos != rl->len ? -1 : 0;

@@ -19,7 +19,8 @@ int ks_open(sim *s, const deck *d, char *err, size_t errlen);
 void ks_close(sim *s);
 
 /* Integrates every pair up to time t (KS steps ending at or before t) and
- * resolves them at t for the force corrections.  Returns 0. */
+ * resolves them at t for the force corrections.  Returns 0, or -1 when a
+ * pair's step fell below the resolution of t (message on stderr). */
 int ks_advance(sim *s, double t);
 
 /* Brings the chain (if any) to time t when this block needs its members:

@@ -6,6 +6,7 @@
  * ALGORITHMS.md §10.11 flag a pair, which ks_block_end ends at the block
  * time. */
 #include <math.h>
+#include <stdio.h>
 #include "ks.h"
 #include "ks_state.h"
 
@@ -92,8 +93,16 @@ int ks_advance(sim *s, double t)
                 }
                 continue;
             }
-            double td0 = udotup(&kp->o);
+            double td0 = udotup(&kp->o), t0 = kp->o.t0;
             ks_orbit_step(&kp->o, &pf, &c);
+            if (!(kp->o.t0 > t0) && isfinite(kp->o.h)) {
+                /* a step below the resolution of t: the loop would never end */
+                fprintf(stderr, "nbody6c: KS pair of bodies %d, %d at t = %.17g: step %.3e below "
+                        "the time resolution (R = %.3e, h = %.4g, gamma = %.3e); stopping\n",
+                        s->name[2 * k], s->name[2 * k + 1], t0, kp->o.step, kp->o.r, kp->o.h,
+                        kp->o.gamma);
+                return -1;
+            }
             if (!isfinite(kp->o.h) || !isfinite(kp->o.t0)) {
                 kp->terminate = 1;
                 break;

@@ -708,7 +708,9 @@ int ks_chain_block_end(sim *s, double t, char *err, size_t errlen)
          * when it was brought to this block's time */
         if (chain_time(&ch->c) < t) return 0;
         const char *why = end_reason(s);
-        int p = why ? -1 : absorb_candidate(s, t);
+        /* a strong perturber that can join the chain does (ending the chain
+         * would leave its members to KS in that very encounter) */
+        int p = why && strcmp(why, "strong perturber") ? -1 : absorb_candidate(s, t);
         if (p >= 0) {
             int exact = s->led.exact, names[2], nadd = 0;
             double e0 = exact ? ks_total_energy(s) : 0.0;
@@ -762,8 +764,12 @@ int ks_chain_block_end(sim *s, double t, char *err, size_t errlen)
         ch->next_start = t + CHAIN_PAUSE;
         return events;
     }
-    if (t < ch->next_start) return 0;
     for (int k = 0; k < s->npairs; k++) {
+        /* the pause holds unless the pair is strongly perturbed (ksint.f
+         * waives TIME_CH for gamma > 0.2): such a pair's steps and its
+         * c.m.'s fall towards the time resolution and the run could not
+         * reach the end of the pause */
+        if (t < ch->next_start && !(s->ks->pair[k].o.gamma > 0.2)) continue;
         int J = chain_intruder(s, k, t);
         if (J < 0) continue;
         int names[4], n = 0;

@@ -69,6 +69,11 @@ static void ks_round_trip(sim *s, const deck *d, const run_state *rs)
         return;
     }
     s->ks->etide = -1.25e-7; /* tidal energy booked at changes of model (ks.h) */
+    /* a component's slot keeps its stale list from its single days; after
+     * slot swaps it can name the slot itself (seen in a run at t = 660 of
+     * cc-plummer-2048, NRAND 4711: its checkpoint was refused) */
+    if (s->nnb[0] == 0) s->nnb[0] = 1;
+    sim_list(s, 0)[0] = 0;
     size_t len;
     unsigned char *buf = checkpoint_encode(s, d, rs, &len);
     deck d2;
