@@ -6,7 +6,7 @@
  * with more runnable threads than cores the thread holding the work waits
  * for a time slice at every loop (3-37 times slower than one thread on 2
  * cores).  Sleeping instead of spinning (OMP_WAIT_POLICY=passive) cures that
- * but costs 25-40 % on a dedicated 16-core machine.
+ * but costs 25-45 % on a dedicated 16-core machine.
  *
  * So the waiting is left as it is, and the default team follows the machine:
  * every TEAM_INTERVAL_S of wall time, between blocks, the team becomes the
