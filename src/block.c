@@ -12,6 +12,7 @@
 #include <string.h>
 #include <omp.h>
 #include "block.h"
+#include "forces.h"
 #include "hermite.h"
 #include "ks.h"
 #include "nbradius.h"
@@ -165,136 +166,6 @@ static void schedule_update(const sim *s, block_scratch *b)
 }
 
 /* ---- forces ------------------------------------------------------------ */
-
-int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *err, size_t errlen)
-{
-    if (gpuirr_firr(s->irr, ni, ilist, a, j) != 0) {
-        snprintf(err, errlen, "irregular force at t = %.17g: %s", s->time, gpuirr_error(s->irr));
-        return -1;
-    }
-    /* An empty list: NBODY6's fictitious mass 0.01 <m> at the origin keeps the
-     * irregular polynomial (and so the step criterion) well defined. */
-    double mf = 0.01 * s->mmean;
-    for (int k = 0; k < ni; k++) {
-        int i = ilist[k];
-        if (s->nnb[i] != 0) continue;
-        double r[3] = {-s->x[i][0], -s->x[i][1], -s->x[i][2]};
-        double w[3] = {-s->v[i][0], -s->v[i][1], -s->v[i][2]};
-        double r2 = dot3(r, r), rv = dot3(r, w);
-        double r3i = mf / (r2 * sqrt(r2));
-        for (int c = 0; c < 3; c++) {
-            a[k][c] += r3i * r[c];
-            j[k][c] += r3i * (w[c] - 3.0 * rv / r2 * r[c]);
-        }
-    }
-    return 0;
-}
-
-/* gpunb_regf's inputs for the bodies ilist[pos[q]], q < m (pos NULL: all). */
-typedef struct regf_in {
-    int *idx;
-    double *h2, *dtr;
-    vec3 *x, *v;
-} regf_in;
-
-static int regf_in_alloc(regf_in *r, int n)
-{
-    r->idx = malloc(sizeof(int) * n);
-    r->h2 = malloc(sizeof(double) * n);
-    r->dtr = malloc(sizeof(double) * n);
-    r->x = malloc(sizeof(vec3) * n);
-    r->v = malloc(sizeof(vec3) * n);
-    return r->idx && r->h2 && r->dtr && r->x && r->v ? 0 : -1;
-}
-
-static void regf_in_free(regf_in *r)
-{
-    free(r->idx); free(r->h2); free(r->dtr); free(r->x); free(r->v);
-}
-
-static void regf_gather(const sim *s, const int *ilist, const int *pos, int m, regf_in *r)
-{
-#pragma omp parallel for schedule(static) if (par_worth(m, 4096))
-    for (int q = 0; q < m; q++) {
-        int i = ilist[pos ? pos[q] : q];
-        r->idx[q] = i;
-        r->h2[q] = s->rs[i] * s->rs[i] / s->mmean;
-        r->dtr[q] = s->dtr[i];
-        memcpy(r->x[q], s->x[i], sizeof(vec3));
-        memcpy(r->v[q], s->v[i], sizeof(vec3));
-    }
-}
-
-static void regf_call(sim *s, int m, const regf_in *r, vec3 *a, vec3 *j, int *nnb, int *lists)
-{
-    gpunb_regf(s->nb, m, r->idx, r->h2, r->dtr, (const double(*)[3])r->x, (const double(*)[3])r->v,
-               a, j, nnb, lists);
-}
-
-static void out_of_memory(void)
-{
-    fprintf(stderr, "nbody6c: out of memory in the regular force\n");
-    exit(1);
-}
-
-/* The bodies whose list overflowed (nnb < 0) again, with a radius 0.9 times
- * smaller each round, until every list fits: a list is never cut, so the
- * bodies outside move to the regular force consistently.  Few and small:
- * their results go through scratch arrays of their own. */
-static void regf_retry_overflowed(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
-                                  int *lists, int *overflowed)
-{
-    const int nbmax = s->nbmax;
-    int m = 0;
-    for (int k = 0; k < ni; k++) m += nnb[k] < 0;
-    if (m == 0) return;
-    int *pos = malloc(sizeof(int) * m), *tn = malloc(sizeof(int) * m);
-    int *tl = malloc(sizeof(int) * (size_t)m * nbmax);
-    vec3 *ta = malloc(sizeof(vec3) * m), *tj = malloc(sizeof(vec3) * m);
-    regf_in r;
-    if (!pos || !tn || !tl || !ta || !tj || regf_in_alloc(&r, m)) out_of_memory();
-    m = 0;
-    for (int k = 0; k < ni; k++)
-        if (nnb[k] < 0) pos[m++] = k;
-    while (m > 0) {
-        for (int q = 0; q < m; q++) {
-            s->rs[ilist[pos[q]]] *= 0.9;
-            overflowed[pos[q]] = 1;
-            s->cnt.nb_overflow_retries++;
-        }
-        regf_gather(s, ilist, pos, m, &r);
-        regf_call(s, m, &r, ta, tj, tn, tl);
-        int again = 0;
-        for (int q = 0; q < m; q++) {
-            int k = pos[q];
-            if (tn[q] < 0) {
-                pos[again++] = k;
-                continue;
-            }
-            memcpy(a[k], ta[q], sizeof(vec3));
-            memcpy(j[k], tj[q], sizeof(vec3));
-            nnb[k] = tn[q];
-            memcpy(lists + (size_t)k * nbmax, tl + (size_t)q * nbmax, sizeof(int) * tn[q]);
-        }
-        m = again;
-    }
-    regf_in_free(&r);
-    free(pos); free(tn); free(tl); free(ta); free(tj);
-}
-
-void regular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
-                   int *lists, int *overflowed)
-{
-    /* straight into the caller's arrays: a temporary of ni * nbmax entries
-     * (tens of MB in big blocks) cost more in page faults than the force */
-    regf_in r;
-    if (regf_in_alloc(&r, ni)) out_of_memory();
-    for (int k = 0; k < ni; k++) overflowed[k] = 0;
-    regf_gather(s, ilist, NULL, ni, &r);
-    regf_call(s, ni, &r, a, j, nnb, lists);
-    regf_in_free(&r);
-    regf_retry_overflowed(s, ni, ilist, a, j, nnb, lists, overflowed);
-}
 
 /* ---- the step ---------------------------------------------------------- */
 

@@ -21,17 +21,6 @@ double block_next_time(sim *s, block_scratch *b);
  * or -1 with a message in err (e.g. coinciding bodies). */
 int block_step(sim *s, block_scratch *b, char *err, size_t errlen);
 
-/* The irregular force on ni bodies from their lists at the predicted state,
- * with NBODY6's fictitious central mass for empty lists.  x, v: the bodies'
- * predicted states (slots).  Returns 0 or -1 (err set). */
-int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *err, size_t errlen);
-
-/* Regular force, jerk and new lists for ni bodies at their predicted x, v;
- * radii of overflowed lists shrink by 0.9 until every list fits
- * (overflowed[k] = 1 for those).  Lists go to lists + k*nbmax. */
-void regular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
-                   int *lists, int *overflowed);
-
 /* Wall time by block size (members 1, 2-8, 9-64, ..., the last bucket
  * open-ended) and phase; "between" is the time from the end of one block
  * step to the start of the next (the run loop, schedule refills there). */

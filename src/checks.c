@@ -28,34 +28,6 @@ static void ksum_add(ksum *k, double x)
     k->s = t;
 }
 
-void checks_predict_one(const sim *s, int i, double t, double x[3], double v[3])
-{
-    double tau = s->t0[i] - s->t0r[i], dt = t - s->t0[i];
-    if (dt == 0.0) {
-        memcpy(x, s->x0[i], sizeof(vec3));
-        memcpy(v, s->v0[i], sizeof(vec3));
-        return;
-    }
-    double a[3], j[3], a2[3], a3[3];
-    /* the regular part carried from t0r to t0 by its own Taylor series */
-    for (int c = 0; c < 3; c++) {
-        double fr = s->fr[i][c] + tau * (s->frd[i][c] + tau * (s->d2r[i][c] / 2 + tau * s->d3r[i][c] / 6));
-        double frd = s->frd[i][c] + tau * (s->d2r[i][c] + tau * s->d3r[i][c] / 2);
-        double d2r = s->d2r[i][c] + tau * s->d3r[i][c];
-        a[c] = s->fi[i][c] + fr;
-        j[c] = s->fid[i][c] + frd;
-        a2[c] = s->d2[i][c] + d2r;
-        a3[c] = s->d3[i][c] + s->d3r[i][c];
-    }
-    predict5(dt, s->x0[i], s->v0[i], a, j, a2, a3, x, v);
-}
-
-void checks_predict_all(const sim *s, vec3 *x, vec3 *v)
-{
-#pragma omp parallel for schedule(static)
-    for (int i = s->ifirst; i < s->ntot; i++) checks_predict_one(s, i, s->time, x[i], v[i]);
-}
-
 static void energies(sim *s, const vec3 *x, const vec3 *v, diag *d)
 {
     int i0 = s->ifirst, nb = s->ntot - s->ifirst;
@@ -201,7 +173,7 @@ void checks_measure(sim *s, diag *d, int first)
     vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
     ks_advance(s, s->time); /* KS: every pair within one step of the check time */
     ks_chain_sync(s, s->time, NULL, -1);
-    checks_predict_all(s, x, v);
+    sim_predict_all(s, x, v);
     d->t = s->time;
     energies(s, x, v, d);
     density_centre(s, x, v, d, first);

@@ -19,10 +19,6 @@ typedef struct diag {
     double nbmean;
 } diag;
 
-/* Every body predicted to s->time to high order (ALGORITHMS.md §8); one body
- * to time t. */
-void checks_predict_all(const sim *s, vec3 *x, vec3 *v);
-void checks_predict_one(const sim *s, int i, double t, double x[3], double v[3]);
 
 /* Fills d for the current time; updates s->xd, rc, rc2, nc, vc, rscale, tcr.
  * first: the first call of the run (core search starts from RSCALE). */

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "predict.h"
 #include "sim.h"
 
 static void params_from_deck(params *p, const deck *d, int nbmax)
@@ -86,4 +87,32 @@ void sim_free(sim *s)
                  s->t0, s->t0r, s->dt, s->dtr, s->rs, s->nnb, s->list};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
     free(s);
+}
+
+void sim_predict_one(const sim *s, int i, double t, double x[3], double v[3])
+{
+    double tau = s->t0[i] - s->t0r[i], dt = t - s->t0[i];
+    if (dt == 0.0) {
+        memcpy(x, s->x0[i], sizeof(vec3));
+        memcpy(v, s->v0[i], sizeof(vec3));
+        return;
+    }
+    double a[3], j[3], a2[3], a3[3];
+    /* the regular part carried from t0r to t0 by its own Taylor series */
+    for (int c = 0; c < 3; c++) {
+        double fr = s->fr[i][c] + tau * (s->frd[i][c] + tau * (s->d2r[i][c] / 2 + tau * s->d3r[i][c] / 6));
+        double frd = s->frd[i][c] + tau * (s->d2r[i][c] + tau * s->d3r[i][c] / 2);
+        double d2r = s->d2r[i][c] + tau * s->d3r[i][c];
+        a[c] = s->fi[i][c] + fr;
+        j[c] = s->fid[i][c] + frd;
+        a2[c] = s->d2[i][c] + d2r;
+        a3[c] = s->d3[i][c] + s->d3r[i][c];
+    }
+    predict5(dt, s->x0[i], s->v0[i], a, j, a2, a3, x, v);
+}
+
+void sim_predict_all(const sim *s, vec3 *x, vec3 *v)
+{
+#pragma omp parallel for schedule(static)
+    for (int i = s->ifirst; i < s->ntot; i++) sim_predict_one(s, i, s->time, x[i], v[i]);
 }

@@ -125,4 +125,11 @@ void sim_free(sim *s);
 
 static inline int *sim_list(const sim *s, int i) { return s->list + (size_t)i * s->nbmax; }
 
+/* Body i predicted to time t to high order (ALGORITHMS.md §8: the regular
+ * part carried by its own Taylor series; energy checks, KS, chain and
+ * merger events, snapshots); every body of the integrated range to
+ * s->time. */
+void sim_predict_one(const sim *s, int i, double t, double x[3], double v[3]);
+void sim_predict_all(const sim *s, vec3 *x, vec3 *v);
+
 #endif

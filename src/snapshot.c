@@ -135,7 +135,7 @@ static int bodies_gather(const sim *s, bodies *b)
     int ok = b->xs && b->vs && xo && vo && mo && order && b->m && b->name;
     for (int c = 0; c < 3; c++) ok = ok && b->x[c] && b->v[c];
     if (ok) {
-        checks_predict_all(s, b->xs, b->vs);
+        sim_predict_all(s, b->xs, b->vs);
         if (s->ks) {
             double mutual;
             /* reads the pairs only; its prototype is not const */

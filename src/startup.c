@@ -10,6 +10,8 @@
 #include <omp.h>
 #include "block.h"
 #include "startup.h"
+#include "forces.h"
+#include "steps.h"
 #include "steps.h"
 
 static double dot3(const double a[3], const double b[3])
@@ -139,27 +141,7 @@ void startup_steps(sim *s)
 {
     double t = s->time;
     for (int i = s->ifirst; i < s->ntot; i++) {
-        startup_first_steps(s, i, t);
+        steps_first(s, i, t);
         s->t0[i] = s->t0r[i] = t;
-    }
-}
-
-void startup_first_steps(sim *s, int i, double t)
-{
-    {
-        double atot[3] = {s->fi[i][0] + s->fr[i][0], s->fi[i][1] + s->fr[i][1], s->fi[i][2] + s->fr[i][2]};
-        double ti = step_aarseth(atot, s->fid[i], s->d2[i], s->d3[i], s->p.etai);
-        double tr;
-        if (s->nnb[i] == 0) {
-            double f2 = sqrt(dot3(s->d2r[i], s->d2r[i]));
-            tr = f2 > 0.0 ? sqrt(s->p.etar * sqrt(dot3(s->fr[i], s->fr[i])) / f2) : s->p.smax;
-        } else {
-            tr = step_aarseth(s->fr[i], s->frd[i], s->d2r[i], s->d3r[i], s->p.etar);
-        }
-        double step = step_commensurate(step_level(ti, s->p.smax), t);
-        double stepr = step_commensurate(step_level(tr, s->p.smax), t);
-        while (step > stepr) step *= 0.5;
-        s->dt[i] = step;
-        s->dtr[i] = stepr;
     }
 }

@@ -7,11 +7,9 @@
 /* Needs s->nb, s->irr open and the bodies' x0, v0, m set; s->time the start. */
 int startup_polynomials(sim *s, char *err, size_t errlen);
 
-/* First irregular and regular steps from the polynomials (steps.f), for
- * every body at s->time, or for body i at time t (a body that appears at a KS
- * event). */
+/* First irregular and regular steps from the polynomials (steps.f) for
+ * every body at s->time (steps_first for one body). */
 void startup_steps(sim *s);
-void startup_first_steps(sim *s, int i, double t);
 
 /* Sends every body's polynomial to both libraries. */
 void startup_send_all(sim *s);

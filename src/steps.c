@@ -58,3 +58,26 @@ double step_regular_update(double dtr, double dt0, double t, double smax)
 {
     return quantise(dtr, dt0, t, smax);
 }
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+void steps_first(sim *s, int i, double t)
+{
+    double atot[3] = {s->fi[i][0] + s->fr[i][0], s->fi[i][1] + s->fr[i][1], s->fi[i][2] + s->fr[i][2]};
+    double ti = step_aarseth(atot, s->fid[i], s->d2[i], s->d3[i], s->p.etai);
+    double tr;
+    if (s->nnb[i] == 0) {
+        double f2 = sqrt(dot3(s->d2r[i], s->d2r[i]));
+        tr = f2 > 0.0 ? sqrt(s->p.etar * sqrt(dot3(s->fr[i], s->fr[i])) / f2) : s->p.smax;
+    } else {
+        tr = step_aarseth(s->fr[i], s->frd[i], s->d2r[i], s->d3r[i], s->p.etar);
+    }
+    double step = step_commensurate(step_level(ti, s->p.smax), t);
+    double stepr = step_commensurate(step_level(tr, s->p.smax), t);
+    while (step > stepr) step *= 0.5;
+    s->dt[i] = step;
+    s->dtr[i] = stepr;
+}

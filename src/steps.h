@@ -4,6 +4,8 @@
 #ifndef NBODY6C_STEPS_H
 #define NBODY6C_STEPS_H
 
+#include "sim.h"
+
 /* Aarseth's criterion dt = sqrt(eta (|a||a2| + |j|^2) / (|j||a3| + |a2|^2)). */
 double step_aarseth(const double a[3], const double j[3], const double a2[3],
                     const double a3[3], double eta);
@@ -21,5 +23,10 @@ double step_irregular_update(double step, double dt0, double t, double smax);
 
 /* New regular step from the criterion's value dt0 and the old regular step dtr. */
 double step_regular_update(double dtr, double dt0, double t, double smax);
+
+/* First irregular and regular steps of body i at time t from its force
+ * polynomials (steps.f): at the start, and for a body that appears or
+ * restarts at a KS, chain or merger event. */
+void steps_first(sim *s, int i, double t);
 
 #endif

@@ -1,4 +1,4 @@
-/* test_chain.c — the AR-chain integrator (src/chain.c) against independent
+/* test_chain.c — the AR-chain integrator (src/reg/chain.c) against independent
  * references: Kepler orbits (e up to 1 - 1e-6) against the analytic
  * solution, the Pythagorean three-body problem against the literature,
  * binary-single and binary-binary encounters against a plain direct

@@ -96,7 +96,7 @@ static double kepler_run_error(double eta)
     for (int k = 1; k <= 32; k++) { /* 4 orbits, checked every 1/8 period-ish */
         if (run_advance(s, k * 0.78125, err, sizeof err)) break;
         vec3 xs[2], vs[2];
-        checks_predict_all(s, xs, vs);
+        sim_predict_all(s, xs, vs);
         double e = direct_energy(2, s->m, (const double(*)[3])xs, (const double(*)[3])vs);
         emax = fmax(emax, fabs((e - e0) / e0));
     }
@@ -214,7 +214,7 @@ static run_result plummer_run(int n, int all_neighbours, double tend)
             r.r[k] = d1.rlagr[k + 1];
         }
         vec3 *xs = malloc(sizeof(vec3) * s->ntot), *vs = malloc(sizeof(vec3) * s->ntot);
-        checks_predict_all(s, xs, vs);
+        sim_predict_all(s, xs, vs);
         lagr_cm(n, m, (const double(*)[3])xs, r.c);
         free(xs); free(vs);
         r.nreg = s->cnt.steps_reg;

@@ -1,4 +1,4 @@
-/* test_ks_chain.c — chain regularisation in the run (src/ks_chain.c):
+/* test_ks_chain.c — chain regularisation in the run (src/reg/ks_chain.c):
  * scripted binary–single and binary–binary encounters integrated by the
  * whole program (block steps, KS, chain), with the chain (KZ(15) = 1,
  * KZ(30) = 1) and without it (KS + Hermite alone), measured against the
@@ -281,7 +281,7 @@ static void test_checkpoint(void)
          * checks predict every body, plus the chain's own state */
         const ks_chain *ch = &s->ks->ch;
         double xc[3], vc[3], xi[CHAIN_NMAX][3], vi[CHAIN_NMAX][3];
-        checks_predict_one(s, ch->icm, s->time, xc, vc);
+        sim_predict_one(s, ch->icm, s->time, xc, vc);
         chain_get_state(&ch->c, xi, vi);
         for (int k = 0; k < sd.n; k++) {
             names_ok &= sd.name[k] == k + 1 && sd.m[k] > 0.0;

@@ -1,4 +1,4 @@
-/* test_ks_merge.c — stable hierarchies (src/ks_merge.c) in the whole
+/* test_ks_merge.c — stable hierarchies (src/reg/ks_merge.c) in the whole
  * program: a hierarchical triple stable by Mardling & Aarseth (2001) is
  * merged and stays merged for 1000 outer orbits with its inner orbit and the
  * total energy kept, against the same triple integrated by KS + Hermite
@@ -37,7 +37,7 @@ static double inner_semi(sim *s)
     vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
     vec3 *xo = malloc(sizeof(vec3) * n), *vo = malloc(sizeof(vec3) * n);
     double *m = malloc(sizeof(double) * n), mut;
-    checks_predict_all(s, x, v);
+    sim_predict_all(s, x, v);
     ks_physical_state(s, (const double(*)[3])x, (const double(*)[3])v, m, xo, vo, &mut);
     int i1 = -1, i2 = -1;
     for (int i = 0; i < n; i++) {

@@ -48,7 +48,7 @@ static void round_trip(const char *dir)
     CHECK(rc == 0, "snapshot_read: %s", rc ? err : "ok");
     if (rc == 0) {
         vec3 *xp = malloc(sizeof(vec3) * s->cap), *vp = malloc(sizeof(vec3) * s->cap);
-        checks_predict_all(s, xp, vp);
+        sim_predict_all(s, xp, vp);
         /* slot i has name n - i, so row k (name k + 1) is slot n - 1 - k */
         int bad = 0, sorted = 1;
         for (int k = 0; k < n; k++) {

@@ -16,11 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "block.h"
+#include "forces.h"
 #include "ks.h"
 #include "ks_state.h"
 #include "ks_transform.h"
-#include "startup.h"
 #include "steps.h"
 
 #define GHOST_DT 1e30       /* a ghost's step: never due */
@@ -352,7 +351,7 @@ int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *er
         memcpy(s->d3[i], d3i[k], sizeof(vec3));
         memcpy(s->d2r[i], d2r[k], sizeof(vec3));
         memcpy(s->d3r[i], d3r[k], sizeof(vec3));
-        startup_first_steps(s, i, t);
+        steps_first(s, i, t);
     }
     /* the pairs' first steps know their c.m. step now */
     for (int k = 0; k < nb; k++) {

@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "checks.h"
 #include "ks.h"
 #include "ks_state.h"
 #include "predict.h"

@@ -57,14 +57,14 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen);
 int ks_terminate(sim *s, int k, double t, char *err, size_t errlen);
 
 /* Every physical body at s->time: singles at their slots' predicted x, v
- * (from the arrays x, v of checks_predict_all), KS components resolved
+ * (from the arrays x, v of sim_predict_all), KS components resolved
  * (snapshots).  m, xo, vo have s->n entries.  Returns EBIN = sum m1 m2 h/M
  * (h predicted to s->time) and, in *mutual, sum m1 m2/R. */
 double ks_physical_state(sim *s, const double (*x)[3], const double (*v)[3], double *m,
                          double (*xo)[3], double (*vo)[3], double *mutual);
 
 /* The potential energy at s->time as the forces model the pairs (x: the
- * slots predicted by checks_predict_all): perturbed pairs as their two
+ * slots predicted by sim_predict_all): perturbed pairs as their two
  * components without their mutual term, unperturbed pairs as c.m. points.
  * *ebin gets EBIN = sum m1 m2 h(t)/M.  The total energy is the kinetic
  * energy of singles and c.m. bodies + this + EBIN + ks_energy_booked. */

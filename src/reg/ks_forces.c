@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "checks.h"
 #include "ks.h"
 #include "ks_state.h"
 #include "predict.h"
@@ -31,7 +30,7 @@ void ks_predict_slot(const sim *s, int i, double t, double x[3], double v[3])
 
 void ks_predict_slot_high(const sim *s, int i, double t, double x[3], double v[3])
 {
-    checks_predict_one(s, i, t, x, v);
+    sim_predict_one(s, i, t, x, v);
 }
 
 void ks_resolve_pair(sim *s, int k, double t)
@@ -312,7 +311,7 @@ void ks_summarise(const sim *s, ks_summary *out)
 
 /* The bodies as the measure sees them at time t, pair skip left out
  * (-1: none): singles, components of perturbed pairs, c.m. points of the
- * others.  x: every slot predicted to t by checks_predict_one, or NULL to
+ * others.  x: every slot predicted to t by sim_predict_one, or NULL to
  * predict here.  Returns the count; *ebin (optional) gets sum mu h(t),
  * *mutual the perturbed pairs' sum m1 m2 / R. */
 static int measure_bodies(const sim *s, double t, const vec3 *x, int skip, int skip1, int skip2,
@@ -326,7 +325,7 @@ static int measure_bodies(const sim *s, double t, const vec3 *x, int skip, int s
         if (x) memcpy(xb[nb], x[i], sizeof(vec3));
         else {
             double v[3];
-            checks_predict_one(s, i, t, xb[nb], v);
+            sim_predict_one(s, i, t, xb[nb], v);
         }
         if (ch->active && i == ch->icm) {
             /* the members at their c.m. + the chain's state (at t: the
@@ -355,7 +354,7 @@ static int measure_bodies(const sim *s, double t, const vec3 *x, int skip, int s
         eb += m1 * m2 * h / M;
         if (k == skip) continue;
         if (x) memcpy(xc, x[icm], sizeof xc);
-        else checks_predict_one(s, icm, t, xc, vc);
+        else sim_predict_one(s, icm, t, xc, vc);
         if (!ks_pair_perturbed(kp)) {
             memcpy(xb[nb], xc, sizeof(vec3));
             mb[nb++] = M;
@@ -412,7 +411,7 @@ static double tidal_energy(const sim *s, int k, double t)
     const ks_pair *kp = &s->ks->pair[k];
     double m1 = s->m[2 * k], m2 = s->m[2 * k + 1], M = m1 + m2, q[3], qd[3], xc[3], vc[3];
     ks_orbit_predict(&kp->o, t, q, qd);
-    checks_predict_one(s, s->n + k, t, xc, vc);
+    sim_predict_one(s, s->n + k, t, xc, vc);
     double x1[3], x2[3], w = 0.0;
     for (int c = 0; c < 3; c++) {
         x1[c] = xc[c] + m2 / M * q[c];
@@ -489,7 +488,7 @@ double ks_total_energy(sim *s)
 {
     int n = s->n;
     vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
-    checks_predict_all(s, x, v);
+    sim_predict_all(s, x, v);
     double ebin = 0.0, w = n > 0 ? ks_measure_potential(s, (const double(*)[3])x, &ebin) : 0.0;
     long double kin = 0.0L;
     for (int i = s->ifirst; i < s->ntot; i++)
