@@ -33,8 +33,11 @@ static void energies(sim *s, const vec3 *x, const vec3 *v, diag *d)
     int i0 = s->ifirst, nb = s->ntot - s->ifirst;
     double ebin = 0.0;
     ksum w = {0, 0}, t = {0, 0};
-    if (s->npairs > 0) {
-        /* KS (§8): the pairs as the forces model them, EBIN apart (ks.h) */
+    if (ks_needs_correction(s)) {
+        /* KS (§8): the pairs and the chain as the forces model them, EBIN
+         * and the chain's internal energy apart (ks.h); a chain with no KS
+         * pair beside it needs this too (measured as a point mass, its
+         * binding energy was left out: +0.1 of E on plummer-imf-1024) */
         ksum_add(&w, ks_measure_potential(s, (const double(*)[3])x, &ebin));
     } else {
         double *pot = malloc(sizeof(double) * nb);

@@ -240,6 +240,20 @@ static void test_checkpoint(void)
     double t = 0.0;
     while (!s->ks->ch.active && t < 0.1 && run_advance(s, t += 1e-4, err, sizeof err) == 0) {}
     CHECK(s->ks->ch.active, "a chain is active at t = %g", t);
+    /* the energy check's measure holds the chain's binding energy also when
+     * no KS pair is left beside it (it measured the chain as a point mass
+     * then: +0.1 of E on plummer-imf-1024 at t = 24) */
+    {
+        diag dm;
+        memset(&dm, 0, sizeof dm);
+        ks_advance(s, s->time);
+        ks_chain_sync(s, s->time, NULL, -1);
+        checks_measure(s, &dm, 0);
+        double et = ks_total_energy(s);
+        CHECK(s->npairs == 0 && fabs(dm.etot - et) < 1e-12 * fabs(et),
+              "with the chain and no KS pair the check measures E = %.15g as the KS measure "
+              "does (%.15g; %d pairs)", dm.etot, et, s->npairs);
+    }
     run_state rs = {0};
     size_t len;
     unsigned char *buf = checkpoint_encode(s, &d, &rs, &len);
