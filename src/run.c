@@ -831,5 +831,14 @@ int run_restart(const deck *rd, const run_options *o)
         apply_restart_deck(&c, rd);
         print_notes(rd->notes); /* a KZ(J) the restart deck sets */
     }
+    /* KZ(2) = 2 repeats a failed interval from the last good check: the
+     * restart state is one, and the run's own folder must hold it (a restart
+     * into a new --out had none to go back to) */
+    if (c.dk.kz[2] >= 2 && write_checkpoint(&c, "restart, KZ(2) = 2", err, sizeof err)) {
+        fprintf(stderr, "nbody6c: %s\n", err);
+        runlog_close(&c.lg);
+        run_end(s);
+        return EXIT_RUN_FAILURE;
+    }
     return run_ctx_go(&c);
 }

@@ -124,6 +124,30 @@ static void test_repeat_recovers(void)
     free(sum);
 }
 
+/* KZ(2) = 2 set by a restart deck, the run continued into a new folder:
+ * the restart state is the last good check a repeat goes back to (there was
+ * no checkpoint in the new folder: the repeat failed to open one). */
+static void test_repeat_after_restart(void)
+{
+    char deck[600], run[600], run2[600], rdeck[600], path[700];
+    snprintf(deck, sizeof deck, "%s/rs.deck", dir);
+    snprintf(run, sizeof run, "%s/rs", dir);
+    snprintf(run2, sizeof run2, "%s/rs2", dir);
+    snprintf(rdeck, sizeof rdeck, "%s/rs-restart.deck", dir);
+    write_deck(deck, 2e-4, 0, 0, 0.25, 0.25, 1024);
+    int rc = io_sh("%s --quiet --out %s %s", NBODY6C_BIN, run, deck);
+    CHECK(rc == 0, "a run to t = 0.25 (got %d)", rc);
+    /* TCRIT 0.5, QE 2e-10 (5 QE = 1e-9, below the interval's measured
+     * 3.2e-9), KZ(2) = 2 */
+    io_write(rdeck, "3 10000.0\n0.25 0.25 0 0 0.5 2.0E-10 2 2\n");
+    snprintf(path, sizeof path, "%s/checkpoint.bin", run);
+    rc = io_sh("%s --quiet --restart %s --out %s %s", NBODY6C_BIN, path, run2, rdeck);
+    CHECK((rc == 0 || rc == 1) && strstr(io_out, "repeating from t = 0.25") &&
+              !strstr(io_out, "cannot open"),
+          "restarted with KZ(2) = 2 into a new folder: the failed interval is repeated from the "
+          "restart state (rc %d: %.400s)", rc, io_out);
+}
+
 static void test_kz17(void)
 {
     char deck[600], run[600], path[700];
@@ -185,6 +209,7 @@ int main(void)
     test_halt();
     test_repeat_then_halt();
     test_repeat_recovers();
+    test_repeat_after_restart();
     test_kz17();
     test_ledger();
     io_sh("rm -rf %s", dir);
