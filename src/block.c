@@ -369,6 +369,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
      * the paper's NPACT switch); the members of new lists follow in step 3. */
     gpuirr_pred_act(s->irr, b->nact, b->act, t);
     predict_active(s, b, t);
+    s->block_forces = 1; /* the KS corrections must see the predicted state too */
     ph[PH_PRED] = prof_lap(&w);
     int rc = irregular_force(s, b->nact, b->act, b->ai, b->ji, err, errlen);
     if (rc == 0 && ks_needs_correction(s)) { /* KS: components of perturbed pairs, old lists */
@@ -426,6 +427,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
 
     /* 4. hand the corrected bodies to both libraries, reschedule */
     if (check_steps(s, b, t, err, errlen)) return -1;
+    s->block_forces = 0;
     send_corrected(s, b);
     s->cnt.steps_irr += b->nact;
     s->cnt.blocks++;

@@ -77,6 +77,8 @@ typedef struct sim {
     vec3 *x0, *v0;          /* corrected at t0 */
     vec3 *x, *v;            /* predicted at tpred */
     double *tpred;
+    int block_forces;       /* block.c: the block's forces are being evaluated at the predicted
+                             * state (x, v at tpred), its members already corrected in x0 */
     vec3 *a, *j;            /* total acceleration, jerk at t0 (predictor) */
     vec3 *fi, *fid, *d2, *d3;      /* irregular part at t0 */
     vec3 *fr, *frd, *d2r, *d3r;    /* regular part at t0r */

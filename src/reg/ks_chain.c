@@ -100,11 +100,11 @@ void ks_chain_cm_correction(const sim *s, double t, double a[3], double j[3])
 {
     const ks_chain *ch = &s->ks->ch;
     double M = ch->c.mtot, xc[3], vc[3];
-    ks_predict_slot(s, ch->icm, t, xc, vc);
+    ks_block_state(s, ch->icm, t, xc, vc);
     for (int n = 0; n < ch->np; n++) {
         int p = ch->plist[n];
         double xp[3], vp[3];
-        ks_predict_slot(s, p, t, xp, vp);
+        ks_block_state(s, p, t, xp, vp);
         for (int k = 0; k < ch->c.n; k++)
             add_term(ch->c.m[k] / M * s->m[p], xp, vp, ch->x[k], ch->v[k], 1.0, a, j);
         add_term(s->m[p], xp, vp, xc, vc, -1.0, a, j);
@@ -116,7 +116,7 @@ void ks_chain_source_correction(const sim *s, const double x[3], const double v[
 {
     const ks_chain *ch = &s->ks->ch;
     double xc[3], vc[3];
-    ks_predict_slot(s, ch->icm, ch->tres, xc, vc);
+    ks_block_state(s, ch->icm, ch->tres, xc, vc);
     for (int k = 0; k < ch->c.n; k++) add_term(ch->c.m[k], ch->x[k], ch->v[k], x, v, 1.0, a, j);
     add_term(ch->c.mtot, xc, vc, x, v, -1.0, a, j);
 }

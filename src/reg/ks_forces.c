@@ -28,6 +28,16 @@ void ks_predict_slot(const sim *s, int i, double t, double x[3], double v[3])
     predict3(t - s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], x, v);
 }
 
+void ks_block_state(const sim *s, int i, double t, double x[3], double v[3])
+{
+    if (s->block_forces && s->tpred[i] == t) {
+        memcpy(x, s->x[i], sizeof(double) * 3);
+        memcpy(v, s->v[i], sizeof(double) * 3);
+        return;
+    }
+    ks_predict_slot(s, i, t, x, v);
+}
+
 void ks_predict_slot_high(const sim *s, int i, double t, double x[3], double v[3])
 {
     sim_predict_one(s, i, t, x, v);
@@ -87,7 +97,7 @@ static void cm_correction(const sim *s, int k, double t, double a[3], double j[3
     for (int n = 0; n < kp->np; n++) {
         int p = kp->plist[n];
         double xp[3], vp[3];
-        ks_predict_slot(s, p, t, xp, vp);
+        ks_block_state(s, p, t, xp, vp);
         if (p >= s->n && ks_pair_perturbed(&s->ks->pair[p - s->n])) {
             const ks_pair *kq = &s->ks->pair[p - s->n];
             int q = p - s->n;
@@ -145,7 +155,7 @@ static void chain_irr_correct(const sim *s, int ni, const int *ilist, const int 
         }
         if (!in_sorted(lists[k], nnb[k], ch->icm)) continue;
         double x[3], v[3];
-        ks_predict_slot(s, i, t, x, v);
+        ks_block_state(s, i, t, x, v);
         ks_chain_source_correction(s, x, v, a[k], j[k]);
     }
 }
@@ -166,7 +176,7 @@ void ks_irr_correct(const sim *s, int ni, const int *ilist, const int *const *li
             ki = &s->ks->pair[i - s->n];
             if (!ks_pair_perturbed(ki)) ki = NULL;
         }
-        ks_predict_slot(s, i, t, x, v);
+        ks_block_state(s, i, t, x, v);
         if (ki) cm_correction(s, i - s->n, t, a[k], j[k]);
         /* c.m. bodies come last in an ascending list */
         const int *L = lists[k];

@@ -172,6 +172,12 @@ void ks_set_mode(sim *s, int k);
 /* ks_forces.c */
 /* The body at slot i predicted to t with the integration's predictor. */
 void ks_predict_slot(const sim *s, int i, double t, double x[3], double v[3]);
+/* Body i at t as the block's forces see it: while block.c evaluates them
+ * (s->block_forces), a block member's predicted state (s->x; its x0 is
+ * corrected already after the irregular corrector), else ks_predict_slot.
+ * The regular step's new-list irregular force (eq. 12 takes its difference
+ * with the old-list one) must see the same state as the old-list force. */
+void ks_block_state(const sim *s, int i, double t, double x[3], double v[3]);
 /* The same with NBODY6's high-order predictor (energy check, KS events). */
 void ks_predict_slot_high(const sim *s, int i, double t, double x[3], double v[3]);
 /* Resolves pair k at time t (c.m. by the integration's predictor). */
