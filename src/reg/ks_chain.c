@@ -39,20 +39,6 @@ static double dot3(const double a[3], const double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-/* + m (xs - x)/|xs - x|^3 and its time derivative (sign -1: minus) */
-static void add_term(double m, const double xs[3], const double vs[3], const double x[3],
-                     const double v[3], double sign, double a[3], double j[3])
-{
-    double r[3] = {xs[0] - x[0], xs[1] - x[1], xs[2] - x[2]};
-    double w[3] = {vs[0] - v[0], vs[1] - v[1], vs[2] - v[2]};
-    double r2 = dot3(r, r), rv = dot3(r, w);
-    double mr3 = sign * m / (r2 * sqrt(r2));
-    for (int c = 0; c < 3; c++) {
-        a[c] += mr3 * r[c];
-        j[c] += mr3 * (w[c] - 3.0 * rv / r2 * r[c]);
-    }
-}
-
 /* ---- perturbers and the members in the cluster --------------------------- */
 
 void ks_chain_select_perturbers(sim *s, double t)
@@ -106,8 +92,8 @@ void ks_chain_cm_correction(const sim *s, double t, double a[3], double j[3])
         double xp[3], vp[3];
         ks_block_state(s, p, t, xp, vp);
         for (int k = 0; k < ch->c.n; k++)
-            add_term(ch->c.m[k] / M * s->m[p], xp, vp, ch->x[k], ch->v[k], 1.0, a, j);
-        add_term(s->m[p], xp, vp, xc, vc, -1.0, a, j);
+            ks_add_term(ch->c.m[k] / M * s->m[p], xp, vp, ch->x[k], ch->v[k], 1.0, a, j);
+        ks_add_term(s->m[p], xp, vp, xc, vc, -1.0, a, j);
     }
 }
 
@@ -117,8 +103,8 @@ void ks_chain_source_correction(const sim *s, const double x[3], const double v[
     const ks_chain *ch = &s->ks->ch;
     double xc[3], vc[3];
     ks_block_state(s, ch->icm, ch->tres, xc, vc);
-    for (int k = 0; k < ch->c.n; k++) add_term(ch->c.m[k], ch->x[k], ch->v[k], x, v, 1.0, a, j);
-    add_term(ch->c.mtot, xc, vc, x, v, -1.0, a, j);
+    for (int k = 0; k < ch->c.n; k++) ks_add_term(ch->c.m[k], ch->x[k], ch->v[k], x, v, 1.0, a, j);
+    ks_add_term(ch->c.mtot, xc, vc, x, v, -1.0, a, j);
 }
 
 /* The perturbers' tidal field on the members at chain time t (members at

@@ -59,20 +59,6 @@ void ks_resolve_pair(sim *s, int k, double t)
     kp->tres = t;
 }
 
-/* + m (xs - x)/|xs - x|^3 and its derivative */
-static void add_term(double m, const double xs[3], const double vs[3], const double x[3],
-                     const double v[3], double sign, double a[3], double j[3])
-{
-    double r[3] = {xs[0] - x[0], xs[1] - x[1], xs[2] - x[2]};
-    double w[3] = {vs[0] - v[0], vs[1] - v[1], vs[2] - v[2]};
-    double r2 = dot3(r, r), rv = dot3(r, w);
-    double mr3 = sign * m / (r2 * sqrt(r2));
-    for (int c = 0; c < 3; c++) {
-        a[c] += mr3 * r[c];
-        j[c] += mr3 * (w[c] - 3.0 * rv / r2 * r[c]);
-    }
-}
-
 /* The force on the point (x, v) from body src as the force libraries see it
  * (a point), replaced by its components when src is a perturbed pair:
  * adds (resolved - point). */
@@ -83,9 +69,9 @@ static void add_source_correction(const sim *s, int src, const double x[3], cons
     const ks_pair *kq = &s->ks->pair[src - s->n];
     if (!ks_pair_perturbed(kq)) return; /* a point either way */
     int k = src - s->n;
-    add_term(s->m[2 * k], kq->x1, kq->v1, x, v, 1.0, a, j);
-    add_term(s->m[2 * k + 1], kq->x2, kq->v2, x, v, 1.0, a, j);
-    add_term(s->m[src], kq->xcm, kq->vcm, x, v, -1.0, a, j);
+    ks_add_term(s->m[2 * k], kq->x1, kq->v1, x, v, 1.0, a, j);
+    ks_add_term(s->m[2 * k + 1], kq->x2, kq->v2, x, v, 1.0, a, j);
+    ks_add_term(s->m[src], kq->xcm, kq->vcm, x, v, -1.0, a, j);
 }
 
 /* Perturbed c.m. i (pair k): sum over perturbers p of the mass-weighted force
@@ -102,15 +88,15 @@ static void cm_correction(const sim *s, int k, double t, double a[3], double j[3
             const ks_pair *kq = &s->ks->pair[p - s->n];
             int q = p - s->n;
             double mq1 = s->m[2 * q], mq2 = s->m[2 * q + 1];
-            add_term(m1 / M * mq1, kq->x1, kq->v1, kp->x1, kp->v1, 1.0, a, j);
-            add_term(m1 / M * mq2, kq->x2, kq->v2, kp->x1, kp->v1, 1.0, a, j);
-            add_term(m2 / M * mq1, kq->x1, kq->v1, kp->x2, kp->v2, 1.0, a, j);
-            add_term(m2 / M * mq2, kq->x2, kq->v2, kp->x2, kp->v2, 1.0, a, j);
+            ks_add_term(m1 / M * mq1, kq->x1, kq->v1, kp->x1, kp->v1, 1.0, a, j);
+            ks_add_term(m1 / M * mq2, kq->x2, kq->v2, kp->x1, kp->v1, 1.0, a, j);
+            ks_add_term(m2 / M * mq1, kq->x1, kq->v1, kp->x2, kp->v2, 1.0, a, j);
+            ks_add_term(m2 / M * mq2, kq->x2, kq->v2, kp->x2, kp->v2, 1.0, a, j);
         } else {
-            add_term(m1 / M * s->m[p], xp, vp, kp->x1, kp->v1, 1.0, a, j);
-            add_term(m2 / M * s->m[p], xp, vp, kp->x2, kp->v2, 1.0, a, j);
+            ks_add_term(m1 / M * s->m[p], xp, vp, kp->x1, kp->v1, 1.0, a, j);
+            ks_add_term(m2 / M * s->m[p], xp, vp, kp->x2, kp->v2, 1.0, a, j);
         }
-        add_term(s->m[p], xp, vp, kp->xcm, kp->vcm, -1.0, a, j);
+        ks_add_term(s->m[p], xp, vp, kp->xcm, kp->vcm, -1.0, a, j);
     }
 }
 
@@ -406,52 +392,20 @@ double ks_energy_booked(const sim *s) { return s->ks ? s->ks->etide : 0.0; }
 
 double ks_energy_merged(const sim *s) { return s->ks ? s->ks->emerge : 0.0; }
 
-/* The potential energy of pair k resolved minus that of its c.m. point,
- * with every other body of the measure at time t. */
-static double tidal_energy(const sim *s, int k, double t)
+/* The potential energy of bodies m1 at x1 and m2 at x2 with every body of
+ * the measure at time t (pair skip_pair and singles i1, i2 left out), minus
+ * that of their c.m. point. */
+static double tidal_sum(const sim *s, double t, int skip_pair, int i1, int i2, double m1,
+                        double m2, const double x1[3], const double x2[3])
 {
     int n = s->n + CHAIN_NMAX;
     double *m = malloc(sizeof(double) * n);
     vec3 *xb = malloc(sizeof(vec3) * n);
     if (!m || !xb) {
-        fprintf(stderr, "nbody6c: out of memory at a KS mode change\n");
+        fprintf(stderr, "nbody6c: out of memory at a change of KS model\n");
         exit(1);
     }
-    int nb = measure_bodies(s, t, NULL, k, -1, -1, m, xb, NULL, NULL);
-    const ks_pair *kp = &s->ks->pair[k];
-    double m1 = s->m[2 * k], m2 = s->m[2 * k + 1], M = m1 + m2, q[3], qd[3], xc[3], vc[3];
-    ks_orbit_predict(&kp->o, t, q, qd);
-    sim_predict_one(s, s->n + k, t, xc, vc);
-    double x1[3], x2[3], w = 0.0;
-    for (int c = 0; c < 3; c++) {
-        x1[c] = xc[c] + m2 / M * q[c];
-        x2[c] = xc[c] - m1 / M * q[c];
-    }
-    for (int b = 0; b < nb; b++) {
-        double d1[3], d2[3], dc[3];
-        for (int c = 0; c < 3; c++) {
-            d1[c] = xb[b][c] - x1[c];
-            d2[c] = xb[b][c] - x2[c];
-            dc[c] = xb[b][c] - xc[c];
-        }
-        w -= m[b] * (m1 / sqrt(dot3(d1, d1)) + m2 / sqrt(dot3(d2, d2)) - M / sqrt(dot3(dc, dc)));
-    }
-    free(m);
-    free(xb);
-    return w;
-}
-
-double ks_tidal_two(const sim *s, double t, int i1, int i2, double m1, double m2,
-                    const double x1[3], const double x2[3])
-{
-    int n = s->n + CHAIN_NMAX;
-    double *m = malloc(sizeof(double) * n);
-    vec3 *xb = malloc(sizeof(vec3) * n);
-    if (!m || !xb) {
-        fprintf(stderr, "nbody6c: out of memory at a merger\n");
-        exit(1);
-    }
-    int nb = measure_bodies(s, t, NULL, -1, i1, i2, m, xb, NULL, NULL);
+    int nb = measure_bodies(s, t, NULL, skip_pair, i1, i2, m, xb, NULL, NULL);
     double M = m1 + m2, xc[3], w = 0.0;
     for (int c = 0; c < 3; c++) xc[c] = (m1 * x1[c] + m2 * x2[c]) / M;
     for (int b = 0; b < nb; b++) {
@@ -466,6 +420,28 @@ double ks_tidal_two(const sim *s, double t, int i1, int i2, double m1, double m2
     free(m);
     free(xb);
     return w;
+}
+
+/* The potential energy of pair k resolved minus that of its c.m. point,
+ * with every other body of the measure at time t. */
+static double tidal_energy(const sim *s, int k, double t)
+{
+    const ks_pair *kp = &s->ks->pair[k];
+    double m1 = s->m[2 * k], m2 = s->m[2 * k + 1], M = m1 + m2, q[3], qd[3], xc[3], vc[3];
+    ks_orbit_predict(&kp->o, t, q, qd);
+    sim_predict_one(s, s->n + k, t, xc, vc);
+    double x1[3], x2[3];
+    for (int c = 0; c < 3; c++) {
+        x1[c] = xc[c] + m2 / M * q[c];
+        x2[c] = xc[c] - m1 / M * q[c];
+    }
+    return tidal_sum(s, t, k, -1, -1, m1, m2, x1, x2);
+}
+
+double ks_tidal_two(const sim *s, double t, int i1, int i2, double m1, double m2,
+                    const double x1[3], const double x2[3])
+{
+    return tidal_sum(s, t, -1, i1, i2, m1, m2, x1, x2);
 }
 
 void ks_book_mode(sim *s, int k, int was_resolved, int now_resolved, double t)

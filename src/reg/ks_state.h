@@ -7,6 +7,7 @@
 #ifndef NBODY6C_KS_STATE_H
 #define NBODY6C_KS_STATE_H
 
+#include <math.h>
 #include <stdint.h>
 #include "chain.h"
 #include "ks_integrate.h"
@@ -92,6 +93,21 @@ typedef struct ks_state {
     double emerge;       /* the merged inner pairs' energy (+ rounding of ended ones) */
     int64_t merged, splits;
 } ks_state;
+
+/* a += sign m (xs - x)/|xs - x|^3 and j its time derivative (v, vs the
+ * velocities): one term of the KS and chain force corrections. */
+static inline void ks_add_term(double m, const double xs[3], const double vs[3], const double x[3],
+                               const double v[3], double sign, double a[3], double j[3])
+{
+    double r[3] = {xs[0] - x[0], xs[1] - x[1], xs[2] - x[2]};
+    double w[3] = {vs[0] - v[0], vs[1] - v[1], vs[2] - v[2]};
+    double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2], rv = r[0] * w[0] + r[1] * w[1] + r[2] * w[2];
+    double mr3 = sign * m / (r2 * sqrt(r2));
+    for (int c = 0; c < 3; c++) {
+        a[c] += mr3 * r[c];
+        j[c] += mr3 * (w[c] - 3.0 * rv / r2 * r[c]);
+    }
+}
 
 /* Is pair k perturbed (its components resolved in the forces)? */
 static inline int ks_pair_perturbed(const ks_pair *p) { return p->np > 0 && !p->o.frozen; }
