@@ -134,4 +134,38 @@ static inline sim *start_deck_run(const char *path, const run_options *o, int pl
     return s;
 }
 
+/* nfield light bodies (1e-3 each) on a ring of radius 0.3 about the first n
+ * bodies (so that an isolated encounter's c.m. has neighbours: an empty list
+ * would get NBODY6's fictitious central mass), then everything in the c.m.
+ * frame.  m, x, v have room for n + nfield; returns n + nfield. */
+static inline int add_field_ring(int n, int nfield, double *m, double (*x)[3], double (*v)[3])
+{
+    double mc = 0.0;
+    for (int i = 0; i < n; i++) mc += m[i];
+    for (int k = 0; k < nfield; k++) {
+        double ph = 2.0 * M_PI * k / nfield, r = 0.3, vc = sqrt(mc / r);
+        m[n + k] = 1e-3;
+        x[n + k][0] = r * cos(ph);
+        x[n + k][1] = r * sin(ph);
+        x[n + k][2] = 0.02 * (k % 2 ? 1 : -1);
+        v[n + k][0] = -vc * sin(ph);
+        v[n + k][1] = vc * cos(ph);
+        v[n + k][2] = 0.0;
+    }
+    n += nfield;
+    for (int c = 0; c < 3; c++) {
+        double M = 0, px = 0, pv = 0;
+        for (int i = 0; i < n; i++) {
+            M += m[i];
+            px += m[i] * x[i][c];
+            pv += m[i] * v[i][c];
+        }
+        for (int i = 0; i < n; i++) {
+            x[i][c] -= px / M;
+            v[i][c] -= pv / M;
+        }
+    }
+    return n;
+}
+
 #endif

@@ -35,31 +35,7 @@ typedef struct outcome {
 static int run_bodies(int n, double *m, double (*x)[3], double (*v)[3], int chain, double tend,
                       double etaf, outcome *o)
 {
-    double mc = 0.0;
-    for (int i = 0; i < n; i++) mc += m[i];
-    for (int k = 0; k < NFIELD; k++) {
-        double ph = 2.0 * M_PI * k / NFIELD, r = 0.3, vc = sqrt(mc / r);
-        m[n + k] = 1e-3;
-        x[n + k][0] = r * cos(ph);
-        x[n + k][1] = r * sin(ph);
-        x[n + k][2] = 0.02 * (k % 2 ? 1 : -1);
-        v[n + k][0] = -vc * sin(ph);
-        v[n + k][1] = vc * cos(ph);
-        v[n + k][2] = 0.0;
-    }
-    n += NFIELD;
-    for (int c = 0; c < 3; c++) {
-        double M = 0, px = 0, pv = 0;
-        for (int i = 0; i < n; i++) {
-            M += m[i];
-            px += m[i] * x[i][c];
-            pv += m[i] * v[i][c];
-        }
-        for (int i = 0; i < n; i++) {
-            x[i][c] -= px / M;
-            v[i][c] -= pv / M;
-        }
-    }
+    n = add_field_ring(n, NFIELD, m, x, v);
     deck d;
     deck_defaults(&d, n);
     d.rs0 = 100.0; /* everybody is everybody's neighbour (a body on its way out would

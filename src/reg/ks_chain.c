@@ -158,18 +158,6 @@ int ks_body_name(const sim *s, int i)
     return abs(s->name[i]); /* a merged inner pair: its components' names, negated */
 }
 
-static int sorted_has(const int *l, int n, int x)
-{
-    int lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (l[mid] == x) return 1;
-        if (l[mid] < x) lo = mid + 1;
-        else hi = mid - 1;
-    }
-    return 0;
-}
-
 /* Does this block need the members at t? */
 static int chain_needed(const sim *s, const int *act, int nact)
 {
@@ -178,7 +166,7 @@ static int chain_needed(const sim *s, const int *act, int nact)
     int C = ch->icm;
     for (int q = 0; q < nact; q++) {
         int i = act[q];
-        if (i == C || sorted_has(sim_list(s, i), s->nnb[i], C)) return 1;
+        if (i == C || ks_sorted_has(sim_list(s, i), s->nnb[i], C)) return 1;
         /* a regular step may put the c.m. on the new list */
         double d[3] = {s->x0[i][0] - s->x0[C][0], s->x0[i][1] - s->x0[C][1], s->x0[i][2] - s->x0[C][2]};
         if (dot3(d, d) < 4.0 * s->rs[i] * s->rs[i]) return 1;
@@ -387,14 +375,8 @@ static int chain_start(sim *s, int n, const int *names, double t, char *err, siz
         return -1;
     }
     idx[0] = C;
-    for (int q = 0; q < nsplit; q++) {
-        int b = split[q];
-        double xb[3], vb[3];
-        ks_predict_slot_high(s, b, t, xb, vb);
-        memcpy(s->x0[b], xb, sizeof xb);
-        memcpy(s->v0[b], vb, sizeof vb);
-        idx[q + 1] = b;
-    }
+    for (int q = 0; q < nsplit; q++) idx[q + 1] = split[q];
+    ks_restart_state(s, nsplit, idx + 1, t);
     free(split);
     int rc = ks_init_bodies(s, nsplit + 1, idx, t, -1, err, errlen);
     free(idx);
@@ -500,13 +482,7 @@ static int chain_end(sim *s, double t, int *ks_names, char *err, size_t errlen)
         s->nnb[b] = 0;
         idx[k] = b;
     }
-    for (int q = 0; q < nfull; q++) {
-        int b = idx[n + q];
-        double xb[3], vb[3];
-        ks_predict_slot_high(s, b, t, xb, vb);
-        memcpy(s->x0[b], xb, sizeof xb);
-        memcpy(s->v0[b], vb, sizeof vb);
-    }
+    ks_restart_state(s, nfull, idx + n, t);
     ch->active = 0;
     ch->np = 0;
     ch->ended++;
@@ -617,14 +593,8 @@ static int chain_absorb(sim *s, int nadd, const int *names, double t, char *err,
     s->nnb[C] = 0;
     (void)de_sum; /* the state is written two ways: the measure is unchanged */
     idx[0] = C;
-    for (int q = 0; q < nsplit; q++) {
-        int b = split[q];
-        double xb[3], vb[3];
-        ks_predict_slot_high(s, b, t, xb, vb);
-        memcpy(s->x0[b], xb, sizeof xb);
-        memcpy(s->v0[b], vb, sizeof vb);
-        idx[q + 1] = b;
-    }
+    for (int q = 0; q < nsplit; q++) idx[q + 1] = split[q];
+    ks_restart_state(s, nsplit, idx + 1, t);
     free(split);
     int rc = ks_init_bodies(s, nsplit + 1, idx, t, -1, err, errlen);
     free(idx);

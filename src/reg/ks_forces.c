@@ -112,19 +112,6 @@ int ks_needs_correction(const sim *s)
     return s->ks && (s->npairs > 0 || s->ks->ch.active);
 }
 
-/* Does the ascending list l of n entries hold x? */
-static int in_sorted(const int *l, int n, int x)
-{
-    int lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (l[mid] == x) return 1;
-        if (l[mid] < x) lo = mid + 1;
-        else hi = mid - 1;
-    }
-    return 0;
-}
-
 /* The chain's part of ks_irr_correct: its c.m. feels the perturbers through
  * the members, a body that lists the c.m. feels the members. */
 static void chain_irr_correct(const sim *s, int ni, const int *ilist, const int *const *lists,
@@ -139,7 +126,7 @@ static void chain_irr_correct(const sim *s, int ni, const int *ilist, const int 
             ks_chain_cm_correction(s, t, a[k], j[k]);
             continue;
         }
-        if (!in_sorted(lists[k], nnb[k], ch->icm)) continue;
+        if (!ks_sorted_has(lists[k], nnb[k], ch->icm)) continue;
         double x[3], v[3];
         ks_block_state(s, i, t, x, v);
         ks_chain_source_correction(s, x, v, a[k], j[k]);

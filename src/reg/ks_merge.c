@@ -221,13 +221,7 @@ static int collapse_pair(sim *s, int i1, int i2, int name, int gname, double t, 
     s->nnb[i1] = 0;
     ks_make_ghost(s, i2, t);
     s->name[i2] = gname;
-    for (int q = 1; q <= nsplit; q++) {
-        int b = idx[q];
-        double xb[3], vb[3];
-        ks_predict_slot_high(s, b, t, xb, vb);
-        memcpy(s->x0[b], xb, sizeof xb);
-        memcpy(s->v0[b], vb, sizeof vb);
-    }
+    ks_restart_state(s, nsplit, idx + 1, t);
     int rc = ks_init_bodies(s, nsplit + 1, idx, t, -1, err, errlen);
     free(idx);
     return rc;
@@ -286,13 +280,7 @@ static int expand_pair(sim *s, int p, int g, const ks_merger *mg, double t, char
     s->rs[g] = rs;
     s->dtr[p] = s->dtr[g] = dtr;
     s->nnb[p] = s->nnb[g] = 0;
-    for (int q = 0; q < nfull; q++) {
-        int b = idx[2 + q];
-        double xb[3], vb[3];
-        ks_predict_slot_high(s, b, t, xb, vb);
-        memcpy(s->x0[b], xb, sizeof xb);
-        memcpy(s->v0[b], vb, sizeof vb);
-    }
+    ks_restart_state(s, nfull, idx + 2, t);
     idx[0] = p;
     idx[1] = g;
     int rc = ks_init_bodies(s, 2 + nfull, idx, t, -1, err, errlen);

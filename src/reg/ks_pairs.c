@@ -232,6 +232,20 @@ void ks_send_dirty(sim *s)
 
 /* ---- new bodies ---------------------------------------------------------- */
 
+/* The nb bodies idx start again at t from their high-order predicted state
+ * (an event changed what their forces see; ks_init_bodies then gives them
+ * new polynomials). */
+void ks_restart_state(sim *s, int nb, const int *idx, double t)
+{
+    for (int q = 0; q < nb; q++) {
+        int b = idx[q];
+        double xb[3], vb[3];
+        ks_predict_slot_high(s, b, t, xb, vb);
+        memcpy(s->x0[b], xb, sizeof xb);
+        memcpy(s->v0[b], vb, sizeof vb);
+    }
+}
+
 void ks_make_ghost(sim *s, int g, double t)
 {
     s->m[g] = 0.0;
@@ -469,14 +483,8 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
         return -1;
     }
     idx[0] = C;
-    for (int q = 0; q < nsplit; q++) {
-        int b = map[split[q]];
-        double xb[3], vb[3];
-        ks_predict_slot_high(s, b, t, xb, vb);
-        memcpy(s->x0[b], xb, sizeof xb);
-        memcpy(s->v0[b], vb, sizeof vb);
-        idx[q + 1] = b;
-    }
+    for (int q = 0; q < nsplit; q++) idx[q + 1] = map[split[q]];
+    ks_restart_state(s, nsplit, idx + 1, t);
     int rc = ks_init_bodies(s, nsplit + 1, idx, t, C, err, errlen);
     free(idx);
     free(split);
@@ -550,13 +558,7 @@ int ks_terminate(sim *s, int k, double t, char *err, size_t errlen)
     /* A full list that gained the second component lost an entry: never a
      * silent cut — that body starts again at t with new lists (its radius
      * shrinks until the list fits) and polynomials, like the components. */
-    for (int q = 0; q < nfull; q++) {
-        int b = idx[2 + q];
-        double xb[3], vb[3];
-        ks_predict_slot_high(s, b, t, xb, vb);
-        memcpy(s->x0[b], xb, sizeof xb);
-        memcpy(s->v0[b], vb, sizeof vb);
-    }
+    ks_restart_state(s, nfull, idx + 2, t);
     idx[0] = i1;
     idx[1] = i2;
     int rc = ks_init_bodies(s, 2 + nfull, idx, t, -1, err, errlen);

@@ -120,6 +120,20 @@ void ks_send_dirty(sim *s);
 int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *err, size_t errlen);
 int ks_slot_of_name(const sim *s, int name);
 
+/* Bodies idx[0..nb) start again at t from their high-order predicted state. */
+void ks_restart_state(sim *s, int nb, const int *idx, double t);
+/* Does the ascending list l of n entries hold x? */
+static inline int ks_sorted_has(const int *l, int n, int x)
+{
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (l[mid] == x) return 1;
+        if (l[mid] < x) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return 0;
+}
 /* A ghost: mass 0, far away, never due (chain members, merged inner pairs). */
 void ks_make_ghost(sim *s, int g, double t);
 
