@@ -238,8 +238,12 @@ static double energy_defect(const lf_ctx *w, const double *y, double *u)
 /* Error of a step as the largest relative difference of two tableau entries:
  * each link and link velocity against its own length (so that a tight pair
  * and a wide orbit are both held to tol), the time increment against
- * itself, B against the energy scale U, and the energy balance E + B
- * against |B|.  The last one matters at the pericentre of a perturbed
+ * itself, B against |B| (its own scale, about |E|; 1e-3 U where B is near
+ * zero), and the energy balance E + B against |B|.  B was held against U
+ * before: at the pericentre of a tidally pumped binary with 1 - e ~ 1e-3,
+ * U is 1000 |E|, and a step there put 3.6e-8 of E into the work B that
+ * the trajectory had not done (the Jacobi integral of a static tide broke
+ * by that much while E + B held to 1e-11).  The last one matters at the pericentre of a perturbed
  * eccentric pair: a relative error tol in its link there is an energy
  * error of tol U, about tol |E|/(1 - e).  Its scale has two floors: 1e-3 U
  * (orbits beyond e ~ 0.998 and unbound systems with E ~ 0 are held to
@@ -263,7 +267,7 @@ static double err_norm(const lf_ctx *w, const double *y0, const double *ya, cons
     }
     e = fmax(e, fabs(ya[6 * nl] - yb[6 * nl]) / fabs(ya[6 * nl]));
     double bab = fabs(ya[6 * nl + 1]);
-    e = fmax(e, fabs(ya[6 * nl + 1] - yb[6 * nl + 1]) / fmax(bab, uscale));
+    e = fmax(e, fabs(ya[6 * nl + 1] - yb[6 * nl + 1]) / fmax(bab, 1e-3 * uscale));
     double ua, ub, da = energy_defect(w, ya, &ua), db = energy_defect(w, yb, &ub);
     double escale = fmax(bab, fmax(1e-3, 32.0 * DBL_EPSILON / tol) * fmax(uscale, ua));
     e = fmax(e, fabs(da - db) / escale);
