@@ -1,11 +1,17 @@
 /* ic.c — the initial bodies from a deck (NBODY6's data/setup/scaling steps):
  * masses, then the model or the KZ(22) file, then the standard scaling.
  *
- *   KZ(22) = 0 or 1: masses from ALPHAS/BODY1/BODYN (power law, KZ(20) = 0,
- *            or equal), then KZ(5) = 0 uniform sphere or 1 Plummer drawn with
- *            the generator seeded by NRAND, then scale_standard with Q.
+ *   KZ(22) = 0 or 1: masses from ALPHAS/BODY1/BODYN (equal, or KZ(20) = 0
+ *            power law, 1 Scalo, 6/7 Kroupa 2001), then KZ(5) = 0 uniform
+ *            sphere or 1 Plummer, then scale_standard with Q.  One generator
+ *            seeded by NRAND serves both: the Kroupa masses take its first N
+ *            uniforms, the model the rest (NBODY6's SETUP likewise continues
+ *            imf2.f's random sequence); the other mass functions draw none.
  *            (KZ(22) = 1 also writes dat.10: the caller's job.)
- *   KZ(22) = 2: N bodies from the file, then scale_standard with Q.
+ *   KZ(22) = 2: N bodies from the file, then scale_standard with Q.  With
+ *            KZ(20) = 1, 6, 7 (and unequal BODY1, BODYN) NBODY6's data.f
+ *            would replace the file's masses by new ones from the mass
+ *            function: refused rather than run with other masses.
  *   KZ(22) = 3: N bodies from the file used exactly as given (masses too).
  *   The file is an nbody6c HDF5 snapshot when it starts with the HDF5
  *   signature (snapread.c: exactly N bodies, in the order of their names),
@@ -33,36 +39,80 @@ static int check_virial_ratio(double q, char *err, size_t errlen)
     return 1;
 }
 
-/* Equal masses take precedence over KZ(20), as in NBODY6. */
-static int make_masses(const deck *d, double *m, char *err, size_t errlen)
+/* Equal masses (ALPHAS = 1 or BODY1 = BODYN) take precedence over KZ(20), as
+ * in NBODY6's data.f, even for mass functions that do not use ALPHAS. */
+static int equal_mass_deck(const deck *d)
 {
-    const int equal = d->alphas == 1.0 || d->body1 == d->bodyn;
-    if (!equal) {
-        if (d->kz[20] != 0) {
-            snprintf(err, errlen, "KZ(20) = %d: only the power-law mass function "
-                     "(KZ(20) = 0) is available", d->kz[20]);
-            return 1;
-        }
-        if (!(d->body1 > 0.0 && d->bodyn > 0.0 && isfinite(d->body1) &&
-              isfinite(d->bodyn) && isfinite(d->alphas))) {
-            snprintf(err, errlen, "ALPHAS = %g, BODY1 = %g, BODYN = %g: the power-law "
-                     "masses need finite ALPHAS and positive finite BODY1, BODYN",
-                     d->alphas, d->body1, d->bodyn);
-            return 1;
-        }
+    return d->alphas == 1.0 || d->body1 == d->bodyn;
+}
+
+static int is_kroupa(int kz20) { return kz20 == 6 || kz20 == 7; }
+
+static int check_mass_limits(const deck *d, char *err, size_t errlen)
+{
+    if (!(d->body1 > 0.0 && d->bodyn > 0.0 && isfinite(d->body1) && isfinite(d->bodyn) &&
+          isfinite(d->alphas))) {
+        snprintf(err, errlen, "ALPHAS = %g, BODY1 = %g, BODYN = %g: the mass function "
+                 "needs finite ALPHAS and positive finite BODY1, BODYN",
+                 d->alphas, d->body1, d->bodyn);
+        return 1;
     }
-    imf_power_law(d->n, d->alphas, d->body1, d->bodyn, m);
+    double lo, hi;
+    if (is_kroupa(d->kz[20]) && imf_kroupa_range(d->body1, d->bodyn, &lo, &hi)) {
+        snprintf(err, errlen, "KZ(20) = %d: BODY1 = %g, BODYN = %g: the Kroupa (2001) masses "
+                 "need BODYN < BODY1 and a range that meets its 0.01 to 100 Msun "
+                 "(NBODY6's imfbd.f stops too)", d->kz[20], d->body1, d->bodyn);
+        return 1;
+    }
+    /* imf2.f pairs primordial binaries' masses differently for 6 and 7 */
+    if (d->kz[20] == 7 && d->nbin0 > 0) {
+        snprintf(err, errlen, "KZ(20) = 7 with NBIN0 = %d: the correlated pairing of binary "
+                 "masses (imf2.f: m1/m2 -> (m1/m2)^0.4) is not implemented (refused); "
+                 "KZ(20) = 6 pairs them at random", d->nbin0);
+        return 1;
+    }
     return 0;
+}
+
+/* The masses, scaled to mean 1, and their mean in Msun (1 for equal
+ * masses).  Only the Kroupa function draws from r: one uniform per body. */
+static int make_masses(const deck *d, rng *r, double *m, double *mean_msun, char *err,
+                       size_t errlen)
+{
+    *mean_msun = 1.0;
+    if (equal_mass_deck(d)) {
+        imf_power_law(d->n, d->alphas, d->body1, d->bodyn, m); /* all 1 */
+        return 0;
+    }
+    if (check_mass_limits(d, err, errlen))
+        return 1;
+    switch (d->kz[20]) {
+    case 0:
+        *mean_msun = imf_power_law(d->n, d->alphas, d->body1, d->bodyn, m);
+        return 0;
+    case 1:
+        *mean_msun = imf_scalo(d->n, d->body1, d->bodyn, m);
+        return 0;
+    case 6:
+    case 7:
+        *mean_msun = imf_kroupa(d->n, d->body1, d->bodyn, r, m);
+        return 0;
+    default:
+        snprintf(err, errlen, "KZ(20) = %d: mass function not available (0 power law, "
+                 "1 Scalo, 6 and 7 Kroupa 2001)", d->kz[20]);
+        return 1;
+    }
 }
 
 static int make_model(const deck *d, double *m, double (*x)[3], double (*v)[3], char *err,
                       size_t errlen)
 {
-    if (make_masses(d, m, err, errlen))
-        return 1;
     rng r;
     /* A negative NRAND still names one seed: its two's-complement bits. */
     rng_seed(&r, (uint64_t)(int64_t)d->nrand);
+    double mean_msun;
+    if (make_masses(d, &r, m, &mean_msun, err, errlen))
+        return 1;
     switch (d->kz[5]) {
     case 0:
         model_uniform(d->n, m, &r, x, v);
@@ -93,6 +143,12 @@ int ic_make(const deck *d, const char *ic_file, double *m, double (*x)[3], doubl
     }
     if (kz22 != 3 && check_virial_ratio(d->q, err, errlen))
         return 1;
+    if (kz22 == 2 && d->kz[20] != 0 && !equal_mass_deck(d)) {
+        snprintf(err, errlen, "KZ(22) = 2 with KZ(20) = %d: NBODY6 would replace the file's "
+                 "masses by new ones from the mass function; not implemented (refused): use "
+                 "KZ(20) = 0 to keep the file's masses", d->kz[20]);
+        return 1;
+    }
     int status;
     if (kz22 <= 1)
         status = make_model(d, m, x, v, err, errlen);
@@ -111,22 +167,45 @@ int ic_make(const deck *d, const char *ic_file, double *m, double (*x)[3], doubl
     return status;
 }
 
-static int power_law_masses(const deck *d)
+/* The masses come from a mass function in Msun (not equal, not a file). */
+static int imf_masses(const deck *d)
 {
-    return d->kz[22] <= 1 && !(d->alphas == 1.0 || d->body1 == d->bodyn) && d->n > 1;
+    return d->kz[22] <= 1 && !equal_mass_deck(d) && d->n > 1;
 }
 
 double ic_mean_mass_msun(const deck *d)
 {
     const double fallback = d->zmbar > 0.0 && isfinite(d->zmbar) ? d->zmbar : 1.0;
-    if (!power_law_masses(d) || !(d->body1 > 0.0 && d->bodyn > 0.0))
+    if (!imf_masses(d))
         return fallback;
     double *m = malloc(sizeof(double) * (size_t)d->n);
     if (!m)
         return fallback; /* ic_make fails on memory first in a real run */
-    double mean = imf_power_law(d->n, d->alphas, d->body1, d->bodyn, m);
+    rng r;
+    rng_seed(&r, (uint64_t)(int64_t)d->nrand); /* as make_model: the same draws */
+    double mean;
+    char err[256];
+    const int bad = make_masses(d, &r, m, &mean, err, sizeof err);
     free(m);
-    return mean > 0.0 && isfinite(mean) ? mean : fallback;
+    return !bad && mean > 0.0 && isfinite(mean) ? mean : fallback;
+}
+
+/* The masses in words: which function, between which limits (Msun). */
+static void describe_masses(const deck *d, char *buf, size_t len)
+{
+    double lo, hi;
+    if (!imf_masses(d))
+        snprintf(buf, len, "equal masses");
+    else if (d->kz[20] == 1)
+        snprintf(buf, len, "Scalo masses (KZ(20) = 1, Eggleton, Fitchett & Tout 1989) from "
+                 "BODY1 %g to BODYN %g Msun", d->body1, d->bodyn);
+    else if (is_kroupa(d->kz[20]) && imf_kroupa_range(d->body1, d->bodyn, &lo, &hi) == 0)
+        snprintf(buf, len, "Kroupa (2001) masses (KZ(20) = %d) drawn between %g and %g Msun%s",
+                 d->kz[20], lo, hi, (lo != d->bodyn || hi != d->body1)
+                     ? " (BODY1, BODYN clamped to the function's 0.01 to 100 Msun)" : "");
+    else
+        snprintf(buf, len, "power-law masses (KZ(20) = %d) ALPHAS %g from BODY1 %g to BODYN "
+                 "%g Msun", d->kz[20], d->alphas, d->body1, d->bodyn);
 }
 
 void ic_describe(const deck *d, const char *ic_file, char *buf, size_t len)
@@ -138,11 +217,7 @@ void ic_describe(const deck *d, const char *ic_file, char *buf, size_t len)
         return;
     }
     char masses[256];
-    if (power_law_masses(d))
-        snprintf(masses, sizeof masses, "power-law masses (KZ(20) = %d) ALPHAS %g from BODY1 %g "
-                 "to BODYN %g Msun", d->kz[20], d->alphas, d->body1, d->bodyn);
-    else
-        snprintf(masses, sizeof masses, "equal masses");
+    describe_masses(d, masses, sizeof masses);
     snprintf(buf, len, "%s (KZ(5) = %d), %s, NRAND %d%s",
              d->kz[5] == 1 ? "Plummer" : d->kz[5] == 0 ? "uniform sphere" : "model", d->kz[5],
              masses, d->nrand, d->kz[22] == 1 ? " (KZ(22) = 1: written to dat.10)" : "");

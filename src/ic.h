@@ -3,7 +3,8 @@
  * standard N-body units (G = 1, M = 1, E = -1/4 at virial ratio Q, centre of
  * mass at rest at the origin).
  *
- * rng.c owns the generator, imf.c the masses, models.c the spheres,
+ * rng.c owns the generator, imf.c the deterministic masses (power law,
+ * Scalo), imf_kroupa.c the random Kroupa masses, models.c the spheres,
  * bodyfile.c the KZ(22) file, scale.c the scaling, ic.c the dispatch on the
  * deck.  Bodies are plain arrays (m[n], x[n][3], v[n][3]) so that tests and
  * the integrator share them without copying. */
@@ -25,6 +26,23 @@ double rng_uniform(rng *r); /* in [0, 1), 53 random bits */
  * Returns the mean before that scaling (in the units of BODY1, BODYN: Msun);
  * 1 for equal masses. */
 double imf_power_law(int n, double alphas, double body1, double bodyn, double *m);
+/* Scalo's function as NBODY6's imf.f (KZ(20) = 1): evenly spaced cumulative
+ * fractions from BODY1 down to BODYN, then as imf_power_law (mean 1, the
+ * Msun mean returned; BODY1 == BODYN or n == 1 gives equal masses). */
+double imf_scalo(int n, double body1, double bodyn, double *m);
+/* Scales m[0..n-1] to mean 1; returns the mean before (its units). */
+double imf_scale_to_mean_one(int n, double *m);
+
+/* Kroupa (2001) as NBODY6's imf2.f/imfbd.f (KZ(20) = 6, 7), imf_kroupa.c.
+ * imf_kroupa_range: the masses' limits [lo, hi] = [max(BODYN, 0.01),
+ * min(BODY1, 100)] Msun; nonzero when BODYN > BODY1 or lo >= hi (refused).
+ * imf_kroupa_draw: n masses in Msun in [lo, hi], one uniform each, in draw
+ * order (for a caller that pairs them, e.g. primordial binaries).
+ * imf_kroupa: n draws from r, sorted heaviest first, scaled to mean 1; returns
+ * the Msun mean (NBODY6's ZMBAR), or -1 for a refused range or n <= 0. */
+int imf_kroupa_range(double body1, double bodyn, double *lo, double *hi);
+void imf_kroupa_draw(int n, double lo, double hi, rng *r, double *m_msun);
+double imf_kroupa(int n, double body1, double bodyn, rng *r, double *m);
 
 /* Positions and velocities in the model's own units, centre of mass removed. */
 void model_plummer(int n, const double *m, rng *r, double (*x)[3], double (*v)[3]);
@@ -58,10 +76,12 @@ int ic_make(const deck *d, const char *ic_file, double *m, double (*x)[3], doubl
             char *err, size_t errlen);
 
 /* The mean mass in Msun that the run's physical units use (NBODY6's ZMBAR
- * after its set-up): with KZ(22) <= 1 and unequal masses the power law's
- * mean (imf.f replaces the deck's ZMBAR by it: BODY1, BODYN are solar
- * masses); otherwise the deck's ZMBAR, or 1 when that is not positive
- * (units.f's default: <m> = 1 Msun).  Returns a value > 0. */
+ * after its set-up): with KZ(22) <= 1 and unequal masses the mean of the
+ * mass function's masses (KZ(20) = 0, 1, 6, 7: imf.f and imf2.f replace the
+ * deck's ZMBAR by it: BODY1, BODYN are solar masses; the Kroupa draws are
+ * made again from NRAND, so they are the masses ic_make gives); otherwise
+ * the deck's ZMBAR, or 1 when that is not positive (units.f's default:
+ * <m> = 1 Msun).  Returns a value > 0. */
 double ic_mean_mass_msun(const deck *d);
 /* Which initial conditions a deck gives, in words for the log: the model and
  * masses, or the file (ic_file NULL: fort.10) and whether it is scaled. */

@@ -111,8 +111,8 @@ static kz_status status_by_value(int k, int v)
         return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 16: /* RMIN, DTMIN from the core density at every energy check (ks_auto_params) */
         return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
-    case 20: /* only the power law */
-        return v == 0 ? KZ_IMPLEMENTED : KZ_REFUSED;
+    case 20: /* 0 power law, 1 Scalo (imf.c), 6 and 7 Kroupa 2001 (imf_kroupa.c) */
+        return (v == 0 || v == 1 || v == 6 || v == 7) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 22: /* 1 write dat.10, 2 read and scale, 3 read as given */
     case 40:
         return (v >= 0 && v <= 3) ? KZ_IMPLEMENTED : KZ_REFUSED;
@@ -171,8 +171,8 @@ static void refusal_reason(int k, char *buf, size_t len)
         return;
     case 20:
         snprintf(buf, len,
-                 "this initial mass function is not implemented (refused); NBODY6: %s; only the "
-                 "KZ(20) = 0 power law (ALPHAS, BODY1, BODYN) exists",
+                 "this initial mass function is not implemented (refused); NBODY6: %s; nbody6c "
+                 "has 0 (power law), 1 (Scalo), 6 and 7 (Kroupa 2001), not 2-5 (KTG93, Eggleton)",
                  meaning);
         return;
     case 22:

@@ -342,8 +342,8 @@ static void test_broken(void)
          "x.deck:5: KZ(19) = 3: mass loss / stellar evolution is not implemented (refused)"},
         {"KZ(5) = 2", L1 L2 L3 "0 1 0 0 2 0 0 0 0 0\n" KZB KZC KZD KZE L5 L6 L8,
          "x.deck:4: KZ(5) = 2: this initial model is not implemented"},
-        {"KZ(20) = 1", L1 L2 L3 KZA "0 0 0 0 0 1 0 0 0 1\n" KZC KZD KZE L5 L6 L8,
-         "x.deck:5: KZ(20) = 1: this initial mass function is not implemented"},
+        {"KZ(20) = 2", L1 L2 L3 KZA "0 0 0 0 0 1 0 0 0 2\n" KZC KZD KZE L5 L6 L8,
+         "x.deck:5: KZ(20) = 2: this initial mass function is not implemented"},
         {"KZ(22) = 4", L1 L2 L3 KZA KZB "1 4 0 0 0 0 0 0 0 0\n" KZD KZE L5 L6 L8,
          "x.deck:6: KZ(22) = 4:"},
         {"KZ(40) = 4", L1 L2 L3 KZA KZB KZC "0 0 0 0 0 0 0 0 0 4\n" KZE L5 L6 L8,
@@ -488,7 +488,10 @@ static void test_policy(void)
           "checkpoint, snapshot and KS-threshold options");
     CHECK(kz_status_of(5, 1) == KZ_IMPLEMENTED && kz_status_of(5, 2) == KZ_REFUSED &&
               kz_status_of(5, 5) == KZ_REFUSED && kz_status_of(5, -1) == KZ_REFUSED &&
-              kz_status_of(7, 4) == KZ_IMPLEMENTED && kz_status_of(20, 1) == KZ_REFUSED &&
+              kz_status_of(7, 4) == KZ_IMPLEMENTED && kz_status_of(20, 1) == KZ_IMPLEMENTED &&
+              kz_status_of(20, 2) == KZ_REFUSED && kz_status_of(20, 5) == KZ_REFUSED &&
+              kz_status_of(20, 6) == KZ_IMPLEMENTED && kz_status_of(20, 7) == KZ_IMPLEMENTED &&
+              kz_status_of(20, 8) == KZ_REFUSED && kz_status_of(20, -1) == KZ_REFUSED &&
               kz_status_of(22, 1) == KZ_IMPLEMENTED && kz_status_of(22, 3) == KZ_IMPLEMENTED &&
               kz_status_of(22, 4) == KZ_REFUSED && kz_status_of(40, 3) == KZ_IMPLEMENTED &&
               kz_status_of(40, 4) == KZ_REFUSED && kz_status_of(36, 7) != KZ_REFUSED &&

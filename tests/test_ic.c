@@ -674,10 +674,10 @@ static void test_ic_make_refusals(void)
     CHECK(ic_make(&d, NULL, m, x, v, err, sizeof err) != 0 && strstr(err, "KZ(22) = 4"),
           "KZ(22) = 4 refused: \"%s\"", err);
     plain_deck(&d, 8, 1, 1, 0.5);
-    d.alphas = 2.3, d.body1 = 10.0, d.bodyn = 0.1, d.kz[20] = 1;
+    d.alphas = 2.3, d.body1 = 10.0, d.bodyn = 0.1, d.kz[20] = 2;
     err[0] = 0;
-    CHECK(ic_make(&d, NULL, m, x, v, err, sizeof err) != 0 && strstr(err, "KZ(20) = 1"),
-          "KZ(20) = 1 refused with power-law masses: \"%s\"", err);
+    CHECK(ic_make(&d, NULL, m, x, v, err, sizeof err) != 0 && strstr(err, "KZ(20) = 2"),
+          "KZ(20) = 2 (KTG93) refused with unequal masses: \"%s\"", err);
     d.kz[20] = 0, d.bodyn = 0.0;
     err[0] = 0;
     CHECK(ic_make(&d, NULL, m, x, v, err, sizeof err) != 0, "BODYN = 0 refused: \"%s\"", err);
