@@ -561,6 +561,38 @@ static int read_line5(lexer *lx, deck *d)
     return 0;
 }
 
+/* NBIN0 > 0: binpop.f makes the binaries with KZ(8) = 1 or >= 3; with any
+ * other KZ(8) NBODY6 only takes the first 2 NBIN0 bodies of its input as the
+ * pairs (start.f), which means something only for bodies read from a file
+ * (KZ(22) >= 2); a generated model would silently have no binaries. */
+static int check_nbin0(lexer *lx, deck *d)
+{
+    if (d->nbin0 <= 0)
+        return 0; /* NBODY6 tests NBIN0 > 0 everywhere: a negative count is none */
+    const int kz8 = d->kz[8];
+    if (kz8 == 1 || kz8 >= 3) {
+        if (d->kz[20] >= 2)
+            return fail_at(lx, line_of(lx, "NBIN0"),
+                           "NBIN0: %d primordial binaries with KZ(20) = %d: the pairing of the "
+                           "binaries' masses drawn by imf2.f is not implemented (refused); use "
+                           "KZ(20) = 0 with RATIO, or NBIN0 = 0",
+                           d->nbin0, d->kz[20]);
+        return 0;
+    }
+    if (d->kz[22] < 2)
+        return fail_at(lx, line_of(lx, "NBIN0"),
+                       "NBIN0: %d primordial binaries requested with KZ(8) = %d (refused): NBODY6 "
+                       "makes them only with KZ(8) = 1 or >= 3 (binpop.f, its line SEMI0 ECC0 "
+                       "RATIO RANGE NSKIP IDORM ICIRC after the KZ(14) and KZ(29) lines), or takes "
+                       "them as the first 2 NBIN0 bodies of a KZ(22) >= 2 file",
+                       d->nbin0, kz8);
+    if (d->nbin0 > d->n / 2)
+        return fail_at(lx, line_of(lx, "NBIN0"),
+                       "NBIN0: %d pairs need %d bodies of the file, N is %d", d->nbin0,
+                       2 * d->nbin0, d->n);
+    return 0;
+}
+
 static int read_line6(lexer *lx, deck *d)
 {
     field f[] = {freal("ALPHAS", &d->alphas), freal("BODY1", &d->body1), freal("BODYN", &d->bodyn),
@@ -568,11 +600,8 @@ static int read_line6(lexer *lx, deck *d)
                  freal("EPOCH0", &d->epoch0),  freal("DTPLOT", &d->dtplot)};
     if (read_fields(lx, f, NFIELDS(f)))
         return -1;
-    if (d->nbin0 > 0)
-        return fail_at(lx, line_of(lx, "NBIN0"),
-                       "NBIN0: %d primordial binaries requested; primordial binaries are not "
-                       "implemented (refused)",
-                       d->nbin0);
+    if (check_nbin0(lx, d))
+        return -1;
     if (d->nhi0 > 0)
         return fail_at(lx, line_of(lx, "NHI0"),
                        "NHI0: %d primordial hierarchies requested; hierarchical systems are not "
@@ -618,6 +647,67 @@ static int read_line8(lexer *lx, deck *d)
                        "stay commensurate",
                        d->smax);
     return 0;
+}
+
+/* binpop.f reads its line whenever KZ(8) = 1 or >= 3, NBIN0 or not. */
+static int binpop_line_needed(const deck *d)
+{
+    return d->kz[8] == 1 || d->kz[8] >= 3;
+}
+
+/* The binaries that the BINPOP line asks for must exist in the N bodies:
+ * RATIO = 1 turns body i into two bodies of its mass and drops as many
+ * bodies of the model (N counts both components), RATIO < 1 splits body i
+ * (N counts the binary once); NSKIP > 0 takes every (NSKIP+1)-th of the
+ * first (NSKIP+1) NBIN masses. */
+static int check_binpop_fits(lexer *lx, const deck *d)
+{
+    const long nb = d->nbin0 > 0 ? d->nbin0 : 0;
+    if (nb == 0)
+        return 0;
+    if (d->ratio == 1.0 && 2 * nb > d->n)
+        return fail_at(lx, line_of(lx, "RATIO"),
+                       "RATIO: 1 makes each of NBIN0 = %ld binaries from one body and drops "
+                       "another (N counts both components), so N = %d is too small", nb, d->n);
+    if (d->ratio < 1.0 && nb > d->n)
+        return fail_at(lx, line_of(lx, "NBIN0"), "NBIN0: %ld binaries need at least as many of "
+                       "the N = %d bodies", nb, d->n);
+    if (d->ratio < 1.0 && d->nskip > 0 && (1L + d->nskip) * nb > d->n)
+        return fail_at(lx, line_of(lx, "NSKIP"),
+                       "NSKIP: %d takes every %d-th of the first %ld masses for the binaries, "
+                       "more than N = %d", d->nskip, d->nskip + 1, (1L + d->nskip) * nb, d->n);
+    return 0;
+}
+
+/* KZ(8) = 1 or >= 3: SEMI0 ECC0 RATIO RANGE NSKIP IDORM ICIRC (binpop.f). */
+static int read_binpop_line(lexer *lx, deck *d)
+{
+    field f[] = {freal("SEMI0", &d->semi0), freal("ECC0", &d->ecc0), freal("RATIO", &d->ratio),
+                 freal("RANGE", &d->range), fint("NSKIP", &d->nskip), fint("IDORM", &d->idorm),
+                 fint("ICIRC", &d->icirc)};
+    if (read_fields(lx, f, NFIELDS(f)))
+        return -1;
+    d->has_binpop = 1;
+    if (d->icirc != 0)
+        return fail_at(lx, line_of(lx, "ICIRC"),
+                       "ICIRC: %d (%s) is not implemented (refused); use ICIRC = 0", d->icirc,
+                       d->icirc == 1 ? "eigen-evolution of Kroupa & Mardling, tcirc.f"
+                       : d->icirc == 2 ? "Kroupa (1995) pre-main-sequence evolution, proto_star.f"
+                                       : "not an NBODY6 value: 0, 1, 2");
+    if (!(d->ratio > 0.0 && d->ratio <= 1.0))
+        return fail_at(lx, line_of(lx, "RATIO"),
+                       "RATIO: %g is not a mass fraction M1/(M1 + M2) in (0, 1]", d->ratio);
+    if (!(d->ecc0 < 1.0))
+        return fail_at(lx, line_of(lx, "ECC0"),
+                       "ECC0: %g does not make a bound binary (need < 1; < 0 means thermal)",
+                       d->ecc0);
+    if (d->kz[8] != 4 && d->nbin0 > 0 && !(d->semi0 > 0.0))
+        return fail_at(lx, line_of(lx, "SEMI0"),
+                       "SEMI0: the binaries' semi-major axis must be positive, found %g", d->semi0);
+    if (d->nskip < 0)
+        return fail_at(lx, line_of(lx, "NSKIP"), "NSKIP: must not be negative, found %d",
+                       d->nskip);
+    return check_binpop_fits(lx, d);
 }
 
 /* KSTART = 3 or 5: DTADJ DELTAT TADJ TNEXT TCRIT QE J KZ(J). */
@@ -685,6 +775,8 @@ static int read_deck(lexer *lx, deck *d)
         return -1;
     /* Option lines (KZ(14), 29, 8, 18, 13, 11, 24) belong to refused options;
      * the CLIGHT lines are for the chain / post-Newtonian parts: not read. */
+    if (binpop_line_needed(d) && read_binpop_line(lx, d))
+        return -1;
     return 0;
 }
 

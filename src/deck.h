@@ -34,6 +34,13 @@ typedef struct deck {
     double zmet, epoch0, dtplot;
     /* line 8 */
     double q, vxrot, vzrot, rtide, smax;
+    /* option line of KZ(8) = 1 or >= 3 (NBODY6's binpop.f): the primordial
+     * binaries' largest semi-major axis, eccentricity (< 0 thermal), mass
+     * fraction of component 1, semi-major axis range (> 0: flat in log a),
+     * mass-spectrum skip, dormant flag, eigen-evolution switch */
+    int has_binpop;
+    double semi0, ecc0, ratio, range;
+    int nskip, idorm, icirc;
 
     /* restart decks (KSTART = 3 or 5): DTADJ DELTAT TADJ TNEXT TCRIT QE J KZ(J) */
     int has_restart_times;

@@ -127,8 +127,10 @@ static int make_model(const deck *d, double *m, double (*x)[3], double (*v)[3], 
     }
 }
 
-int ic_make(const deck *d, const char *ic_file, double *m, double (*x)[3], double (*v)[3],
-            char *err, size_t errlen)
+/* The model or the file, scaled: the deck's N bodies before any binary is
+ * split (ic_make below adds the binaries). */
+static int make_unsplit(const deck *d, const char *ic_file, double *m, double (*x)[3],
+                        double (*v)[3], char *err, size_t errlen)
 {
     const int kz22 = d->kz[22];
     const char *path = ic_file ? ic_file : DEFAULT_IC_FILE;
@@ -173,7 +175,8 @@ static int imf_masses(const deck *d)
     return d->kz[22] <= 1 && !equal_mass_deck(d) && d->n > 1;
 }
 
-double ic_mean_mass_msun(const deck *d)
+/* The mean mass in Msun of the deck's N bodies before binpop.c. */
+static double model_mean_msun(const deck *d)
 {
     const double fallback = d->zmbar > 0.0 && isfinite(d->zmbar) ? d->zmbar : 1.0;
     if (!imf_masses(d))
@@ -208,7 +211,7 @@ static void describe_masses(const deck *d, char *buf, size_t len)
                  "%g Msun", d->kz[20], d->alphas, d->body1, d->bodyn);
 }
 
-void ic_describe(const deck *d, const char *ic_file, char *buf, size_t len)
+static void describe_unsplit(const deck *d, const char *ic_file, char *buf, size_t len)
 {
     const char *path = ic_file ? ic_file : DEFAULT_IC_FILE;
     if (d->kz[22] >= 2) {
@@ -221,4 +224,45 @@ void ic_describe(const deck *d, const char *ic_file, char *buf, size_t len)
     snprintf(buf, len, "%s (KZ(5) = %d), %s, NRAND %d%s",
              d->kz[5] == 1 ? "Plummer" : d->kz[5] == 0 ? "uniform sphere" : "model", d->kz[5],
              masses, d->nrand, d->kz[22] == 1 ? " (KZ(22) = 1: written to dat.10)" : "");
+}
+
+/* ---- primordial binaries on top (binpop.c) ---- */
+
+int ic_make(const deck *d, const char *ic_file, double *m, double (*x)[3], double (*v)[3],
+            char *err, size_t errlen)
+{
+    if (!binpop_on(d))
+        return make_unsplit(d, ic_file, m, x, v, err, errlen);
+    /* the model's N bodies, then the binaries split from its first NBIN0 */
+    const size_t n = (size_t)(d->n > 0 ? d->n : 1);
+    double *mm = malloc(sizeof(double) * n);
+    double(*mx)[3] = malloc(sizeof(double[3]) * n), (*mv)[3] = malloc(sizeof(double[3]) * n);
+    int status = 1;
+    double ebin0;
+    if (!mm || !mx || !mv)
+        snprintf(err, errlen, "out of memory for %d bodies", d->n);
+    else if ((status = make_unsplit(d, ic_file, mm, mx, mv, err, errlen)) == 0 &&
+             (status = binpop_make(d, model_mean_msun(d) * d->n, mm, (const double(*)[3])mx,
+                                   (const double(*)[3])mv, m, x, v, &ebin0)) != 0)
+        snprintf(err, errlen, "out of memory for the primordial binaries");
+    free(mm);
+    free(mx);
+    free(mv);
+    return status;
+}
+
+/* NBODY6's ZMBAR is the Msun per N-body mass unit divided by N; binpop.f
+ * keeps the unit and changes N, so the mean per body follows N. */
+double ic_mean_mass_msun(const deck *d)
+{
+    const int n = ic_body_count(d);
+    return n > 0 ? model_mean_msun(d) * d->n / n : model_mean_msun(d);
+}
+
+void ic_describe(const deck *d, const char *ic_file, char *buf, size_t len)
+{
+    char unsplit[768], bin[320];
+    describe_unsplit(d, ic_file, unsplit, sizeof unsplit);
+    binpop_describe(d, bin, sizeof bin);
+    snprintf(buf, len, "%s%s", unsplit, bin);
 }

@@ -87,4 +87,26 @@ double ic_mean_mass_msun(const deck *d);
  * masses, or the file (ic_file NULL: fort.10) and whether it is scaled. */
 void ic_describe(const deck *d, const char *ic_file, char *buf, size_t len);
 
+/* ---- primordial binaries (binpop.c, NBODY6's binpop.f) ----
+ * binpop_on: KZ(8) = 1 or >= 3 with NBIN0 > 0.
+ * ic_body_count: the bodies ic_make gives, NBODY6's N after binpop.f: the
+ *   deck's N, + NBIN0 with RATIO < 1 (N counted each binary once), - NBIN0
+ *   with IDORM > 0 and RATIO = 1; the arrays given to ic_make have this size.
+ * ic_primordial_pairs: pairs (slots 2k, 2k+1, k < this) that the start-up
+ *   regularises where their separation is below RMIN (start.f): the binpop
+ *   binaries (none when dormant), or with KZ(8) = 0, 2 the first NBIN0 pairs
+ *   of a KZ(22) >= 2 file.
+ * binpop_make: from the scaled model (mm, mx, mv: the deck's N bodies, mm
+ *   reordered in place by NSKIP) to the ic_body_count(d) bodies m, x, v:
+ *   binaries first (components 2k, 2k+1), then the singles, c.m. at rest;
+ *   munit is the Msun per N-body mass unit (KZ(8) = 4's periods); *ebin0 the
+ *   binaries' binding energy sum -m1 m2/(2a).  Returns 0, -1 out of memory.
+ * binpop_describe: ", NBIN0 primordial binaries (...)" for the log, or "". */
+int binpop_on(const deck *d);
+int ic_body_count(const deck *d);
+int ic_primordial_pairs(const deck *d);
+int binpop_make(const deck *d, double munit, double *mm, const double (*mx)[3],
+                const double (*mv)[3], double *m, double (*x)[3], double (*v)[3], double *ebin0);
+void binpop_describe(const deck *d, char *buf, size_t len);
+
 #endif

@@ -38,7 +38,9 @@ static const kz_info KZ_INFO[DECK_NKZ + 1] = {
            CLASS_VALUES, NULL},
     [6] = {"binaries/bodies at output", CLASS_DIAGNOSTIC, NULL},
     [7] = {"Lagrangian radii", CLASS_VALUES, NULL},
-    [8] = {"primordial binaries", CLASS_REFUSED, NULL},
+    [8] = {"primordial binaries (1, >= 3: binpop.f; 4: Kroupa 1995 periods; 2: pairs from the "
+           "input)",
+           CLASS_VALUES, NULL},
     [9] = {"binary output files", CLASS_DIAGNOSTIC, NULL},
     [10] = {"KS diagnostics", CLASS_DIAGNOSTIC, NULL},
     [11] = {"chain + post-Newtonian / initial black holes", CLASS_REFUSED, NULL},
@@ -113,6 +115,9 @@ static kz_status status_by_value(int k, int v)
         return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 20: /* 0 power law, 1 Scalo (imf.c), 6 and 7 Kroupa 2001 (imf_kroupa.c) */
         return (v == 0 || v == 1 || v == 6 || v == 7) ? KZ_IMPLEMENTED : KZ_REFUSED;
+    case 8: /* 1, >= 3 binpop.c (4: Kroupa 1995 periods); 2 pairs from a KZ(22) file; the
+             * NBIN0 line decides whether there are binaries at all (deck.c) */
+        return v >= 0 ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 22: /* 1 write dat.10, 2 read and scale, 3 read as given */
     case 40:
         return (v >= 0 && v <= 3) ? KZ_IMPLEMENTED : KZ_REFUSED;
@@ -160,6 +165,7 @@ static void refusal_reason(int k, char *buf, size_t len)
                  meaning);
         return;
     case 7:
+    case 8:
         snprintf(buf, len, "%s: negative values have no meaning (refused); use 0 or more", meaning);
         return;
     case 2:
@@ -213,6 +219,10 @@ static void note_option(deck *d, int k, int v, kz_status st)
                  k, v, in->meaning);
     else if (in->cls == CLASS_UNUSED)
         snprintf(line, sizeof line, "KZ(%d) = %d: unused in NBODY6 — ignored", k, v);
+    else if (k == 8 && v >= 3)
+        snprintf(line, sizeof line, "KZ(%d) = %d: NBODY6's extra KS search of wide binaries "
+                 "(sweep.f, N >= 5000) not active: they are regularised by the usual search",
+                 k, v);
     else
         return;
     append_note(d, line);

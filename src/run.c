@@ -570,7 +570,7 @@ static void print_notes(const char *notes)
 int run_deck(const deck *deck_in, const run_options *o)
 {
     char err[1024] = "";
-    int n = deck_in->n;
+    int n = ic_body_count(deck_in); /* N after binpop.f (primordial binaries) */
     const char *dir = o->out_dir ? o->out_dir : "nbody6c-run";
     if (o->threads > 0) omp_set_num_threads(o->threads);
     /* the deck in force: ZMBAR becomes the mean mass the units use (NBODY6's
@@ -590,6 +590,7 @@ int run_deck(const deck *deck_in, const run_options *o)
         fprintf(stderr, "nbody6c: %s\n", err);
         goto early;
     }
+    du.n = n; /* the deck in force has NBODY6's N after binpop.f, as its checkpoints */
     rc = prepare_out_dir(dir, o->force);
     if (rc != EXIT_OK) goto early;
     print_notes(dk->notes);

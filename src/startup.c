@@ -12,7 +12,7 @@
 #include "startup.h"
 #include "forces.h"
 #include "steps.h"
-#include "steps.h"
+#include "ks.h"
 
 static double dot3(const double a[3], const double b[3])
 {
@@ -66,10 +66,30 @@ static void initial_lists(sim *s, int nb, const int *idx, vec3 *fr, vec3 *frd)
     free(nnb); free(ovf); free(redo); free(ta); free(tj); free(tl); free(pos);
 }
 
+/* The irregular forces of the start as the block step will see them: the
+ * components of perturbed primordial pairs resolved (ks_irr_correct). */
+static void primordial_corrections(sim *s, int nb, const int *idx, vec3 *fi, vec3 *fid)
+{
+    if (!ks_needs_correction(s)) return;
+    const int **lp = malloc(sizeof(int *) * nb);
+    int *nnb = malloc(sizeof(int) * nb);
+    if (lp && nnb) {
+        for (int k = 0; k < nb; k++) {
+            lp[k] = sim_list(s, idx[k]);
+            nnb[k] = s->nnb[idx[k]];
+        }
+        ks_irr_correct(s, nb, idx, lp, nnb, fi, fid);
+    }
+    free(lp);
+    free(nnb);
+}
+
 int startup_polynomials(sim *s, char *err, size_t errlen)
 {
-    int nb = s->ntot - s->ifirst;
     double t = s->time;
+    /* primordial binaries closer than RMIN start as KS pairs (start.f) */
+    if (ks_primordial_layout(s, t, err, errlen) < 0) return -1;
+    int nb = s->ntot - s->ifirst;
     for (int i = s->ifirst; i < s->ntot; i++) {
         double r2 = dot3(s->x0[i], s->x0[i]);
         s->rs[i] = s->p.rs0 * sqrt(1.0 + r2);
@@ -99,7 +119,9 @@ int startup_polynomials(sim *s, char *err, size_t errlen)
     initial_lists(s, nb, idx, fr, frd);
     for (int i = s->ifirst; i < s->ntot; i++) gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
     gpuirr_pred_all(s->irr, s->ifirst, s->ntot, t);
+    if (s->npairs > 0) ks_primordial_perturbers(s, t);
     if (irregular_force(s, nb, idx, fi, fid, err, errlen)) return -1;
+    primordial_corrections(s, nb, idx, fi, fid);
     for (int k = 0; k < nb; k++) {
         int i = idx[k];
         memcpy(s->fr[i], fr[k], sizeof(vec3));
@@ -131,6 +153,7 @@ int startup_polynomials(sim *s, char *err, size_t errlen)
         memcpy(s->d3r[i], d3r[k], sizeof(vec3));
     }
     startup_steps(s);
+    if (s->npairs > 0) ks_primordial_orbits(s);
     startup_send_all(s); /* t0 unchanged; the libraries hold the same polynomials */
     free(idx); free(fr); free(frd); free(fi); free(fid); free(h2); free(dtr);
     free(d2i); free(d3i); free(d2r); free(d3r);

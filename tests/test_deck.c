@@ -337,7 +337,7 @@ static void test_broken(void)
          L1 L2 L3 KZA "0 0 0 2 0 1 0 0 0 0\n" KZC KZD KZE,
          "x.deck:5: KZ(14) = 2: external tidal field is not implemented (refused)"},
         {"KZ(8) = -1 (negative counts)", L1 L2 L3 "0 1 0 0 1 0 0 -1 0 0\n" KZB KZC KZD KZE L5 L6 L8,
-         "x.deck:4: KZ(8) = -1: primordial binaries is not implemented (refused)"},
+         "x.deck:4: KZ(8) = -1: primordial binaries"},
         {"KZ(19) = 3", L1 L2 L3 KZA "0 0 0 0 0 1 0 0 3 0\n" KZC KZD KZE L5 L6 L8,
          "x.deck:5: KZ(19) = 3: mass loss / stellar evolution is not implemented (refused)"},
         {"KZ(5) = 2", L1 L2 L3 "0 1 0 0 2 0 0 0 0 0\n" KZB KZC KZD KZE L5 L6 L8,
@@ -419,6 +419,79 @@ static void test_broken(void)
           err);
 }
 
+/* ---- the primordial binaries' line (KZ(8) = 1 or >= 3, binpop.f) ---- */
+
+#define KZ8(v) "0 1 0 0 1 0 0 " #v " 0 0\n" KZB KZC KZD KZE
+#define L6B(nbin) "2.3 10.0 0.1 " #nbin " 0 0.002 0.0 5.0\n"
+
+static void test_binpop_line(void)
+{
+    deck d;
+    char err[512];
+    int rc = parse(L1 L2 L3 KZ8(1) L5 L6B(100) L8 "0.001 -1.0 0.6 10.0 2 0 0  trailing words\n"
+                   "20000.0 2 0\n", &d, err, sizeof err);
+    CHECK(rc == 0 && d.has_binpop && d.nbin0 == 100 && d.semi0 == 0.001 && d.ecc0 == -1.0 &&
+              d.ratio == 0.6 && d.range == 10.0 && d.nskip == 2 && d.idorm == 0 && d.icirc == 0,
+          "KZ(8) = 1: SEMI0 ECC0 RATIO RANGE NSKIP IDORM ICIRC read after line 8 (%s)",
+          rc ? err : "ok");
+    rc = parse(L1 L2 L3 KZ8(1) L5 L6 L8 "0.001 0.0 1.0 0 0 0 0\n", &d, err, sizeof err);
+    CHECK(rc == 0 && d.has_binpop && d.ratio == 1.0,
+          "KZ(8) = 1 with NBIN0 = 0 still reads its line, as binpop.f does (%s)", rc ? err : "ok");
+    rc = parse(L1 L2 L3 KZ8(4) L5 L6B(10) L8 "0 -1 0.5 0 0 0 0\n", &d, err, sizeof err);
+    CHECK(rc == 0, "KZ(8) = 4 (Kroupa periods) needs no SEMI0 (%s)", rc ? err : "ok");
+    rc = parse(L1 L2 L3 KZ L5 L6B(-3) L8, &d, err, sizeof err);
+    CHECK(rc == 0 && !d.has_binpop, "KZ(8) = 0 reads no binaries' line (%s)", rc ? err : "ok");
+
+    static const broken B[] = {
+        {"the line missing", L1 L2 L3 KZ8(1) L5 L6B(10) L8,
+         "x.deck:11: end of file while reading SEMI0"},
+        {"ICIRC = 1", L1 L2 L3 KZ8(1) L5 L6B(10) L8 "0.001 -1 0.5 10 0 0 1\n",
+         "x.deck:12: ICIRC: 1 (eigen-evolution"},
+        {"ICIRC = 2", L1 L2 L3 KZ8(3) L5 L6B(10) L8 "0.001 -1 0.5 10 0 0 2\n",
+         "x.deck:12: ICIRC: 2 (Kroupa (1995)"},
+        {"RATIO = 0", L1 L2 L3 KZ8(1) L5 L6B(10) L8 "0.001 -1 0 10 0 0 0\n",
+         "x.deck:12: RATIO: 0 is not a mass fraction"},
+        {"RATIO above 1", L1 L2 L3 KZ8(1) L5 L6B(10) L8 "0.001 -1 1.5 10 0 0 0\n",
+         "x.deck:12: RATIO: 1.5"},
+        {"ECC0 = 1", L1 L2 L3 KZ8(1) L5 L6B(10) L8 "0.001 1.0 0.5 10 0 0 0\n",
+         "x.deck:12: ECC0: 1 does not make a bound binary"},
+        {"SEMI0 = 0", L1 L2 L3 KZ8(1) L5 L6B(10) L8 "0 -1 0.5 10 0 0 0\n",
+         "x.deck:12: SEMI0: the binaries' semi-major axis must be positive"},
+        {"NSKIP negative", L1 L2 L3 KZ8(1) L5 L6B(10) L8 "0.001 -1 0.5 10 -1 0 0\n",
+         "x.deck:12: NSKIP: must not be negative"},
+        {"RATIO = 1 with 2 NBIN0 > N", L1 L2 L3 KZ8(1) L5 L6B(513) L8 "0.001 -1 1.0 10 0 0 0\n",
+         "x.deck:12: RATIO: 1 makes each of NBIN0 = 513 binaries"},
+        {"NBIN0 > N", L1 L2 L3 KZ8(1) L5 L6B(1025) L8 "0.001 -1 0.5 10 0 0 0\n",
+         "x.deck:10: NBIN0: 1025 binaries need"},
+        {"NSKIP beyond N", L1 L2 L3 KZ8(1) L5 L6B(300) L8 "0.001 -1 0.5 10 3 0 0\n",
+         "x.deck:12: NSKIP: 3 takes every 4-th of the first 1200 masses"},
+        {"NBIN0 with KZ(8) = 0 and a model", L1 L2 L3 KZ L5 L6B(5) L8,
+         "x.deck:10: NBIN0: 5 primordial binaries requested with KZ(8) = 0 (refused)"},
+        {"NBIN0 with KZ(8) = 2 and a model", L1 L2 L3 KZ8(2) L5 L6B(5) L8,
+         "x.deck:10: NBIN0: 5 primordial binaries requested with KZ(8) = 2 (refused)"},
+        {"NBIN0 pairs beyond a file's N", L1 L2 L3 KZA KZB "0 3 0 0 0 0 0 0 0 0\n" KZD KZE L5
+         L6B(513) L8, "x.deck:10: NBIN0: 513 pairs need 1026 bodies of the file"},
+    };
+    for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) {
+        rc = parse(B[i].text, &d, err, sizeof err);
+        CHECK(rc != 0 && strstr(err, B[i].want), "%s fails with \"%s\": got \"%s\"", B[i].what,
+              B[i].want, rc ? err : "(no error)");
+    }
+    rc = parse(L1 L2 L3 KZA KZB "0 3 0 0 0 0 0 0 0 0\n" KZD KZE L5 L6B(5) L8, &d, err, sizeof err);
+    CHECK(rc == 0 && !d.has_binpop,
+          "NBIN0 with KZ(8) = 0 and KZ(22) = 3: the file's first pairs, no line (%s)",
+          rc ? err : "ok");
+    CHECK(kz_status_of(8, 1) == KZ_IMPLEMENTED && kz_status_of(8, 2) == KZ_IMPLEMENTED &&
+              kz_status_of(8, 4) == KZ_IMPLEMENTED && kz_status_of(8, 7) == KZ_IMPLEMENTED &&
+              kz_status_of(8, -1) == KZ_REFUSED,
+          "KZ(8): 0..7 accepted, negative refused");
+    memset(&d, 0, sizeof d);
+    d.kz[8] = 4;
+    rc = kz_check(&d, "y.deck", 1, err, sizeof err);
+    CHECK(rc == 0 && strstr(d.notes, "KZ(8) = 4: NBODY6's extra KS search of wide binaries"),
+          "KZ(8) >= 3 notes that sweep.f is not active: %s", d.notes);
+}
+
 /* ---- restarts ---- */
 
 static void test_restart(void)
@@ -457,7 +530,7 @@ static void test_policy(void)
             zero_ok = 0;
     CHECK(zero_ok, "KZ(k) = 0 is accepted for every k");
 
-    static const int refused[] = {8,  11, 13, 14, 19, 23, 24, 25, 26, 27, 28,
+    static const int refused[] = {11, 13, 14, 19, 23, 24, 25, 26, 27, 28,
                                   29, 31, 32, 34, 35, 37, 38, 39, 41, 43, 49};
     int ref_ok = 1;
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
@@ -560,7 +633,7 @@ static void test_doc_table(void)
         else if (strstr(status, "unused in NBODY6"))
             ok = kz_status_of(k, 1) != KZ_REFUSED && kz_status_of(k, -1) != KZ_REFUSED;
         else /* per-value rows (5, 7, 16, 20, 22, 40) are checked in test_policy */
-            ok = k == 1 || k == 2 || k == 3 || k == 5 || k == 7 || k == 15 || k == 16 || k == 17 ||
+            ok = k == 1 || k == 2 || k == 3 || k == 5 || k == 7 || k == 8 || k == 15 || k == 16 || k == 17 ||
                  k == 18 ||
                  k == 20 || k == 22 || k == 30 ||
                  k == 40 || k == 46 || k == 47;
@@ -581,6 +654,7 @@ int main(void)
     test_exponents();
     test_repeat_counts();
     test_null_values();
+    test_binpop_line();
     test_slash();
     test_layout();
     test_broken();

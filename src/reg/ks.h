@@ -105,6 +105,16 @@ typedef struct ks_summary {
 } ks_summary;
 void ks_summarise(const sim *s, ks_summary *out);
 
+/* Primordial binaries at the start (ks_primordial.c; start.f): the deck's
+ * candidate pairs (2k, 2k+1) closer than RMIN become KS pairs before the
+ * start-up polynomials (layout: returns the number, or -1 with err); after
+ * the start-up lists, their perturbers, modes and resolved components
+ * (perturbers); after the first steps, their orbits' polynomials (orbits).
+ * startup.c calls the three in that order. */
+int ks_primordial_layout(sim *s, double t, char *err, size_t errlen);
+void ks_primordial_perturbers(sim *s, double t);
+void ks_primordial_orbits(sim *s);
+
 /* KZ(16): RMIN, DTMIN (and SMIN) from the core density (§9), at every energy
  * check after checks_measure. */
 void ks_auto_params(sim *s);

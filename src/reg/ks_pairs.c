@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "forces.h"
+#include "ic.h"
 #include "ks.h"
 #include "ks_state.h"
 #include "ks_transform.h"
@@ -45,6 +46,7 @@ int ks_open(sim *s, const deck *d, char *err, size_t errlen)
     k->chain_on = d && d->kz[15] >= 1 && d->kz[30] != 0;
     k->merge_on = d && d->kz[15] >= 1;
     k->merge_log = d && d->kz[18] >= 1;
+    k->nprim = d ? ic_primordial_pairs(d) : 0; /* started by ks_primordial_layout */
     k->mg = calloc(k->cap, sizeof *k->mg);
     if (!k->mg) goto nomem;
     k->ebh = -0.5 * s->mmean * s->p.eclose;

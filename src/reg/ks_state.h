@@ -92,6 +92,9 @@ typedef struct ks_state {
     int nmerge;
     double emerge;       /* the merged inner pairs' energy (+ rounding of ended ones) */
     int64_t merged, splits;
+    /* ---- primordial binaries (ks_primordial.c) ---- */
+    int nprim;           /* candidate pairs (2k, 2k+1) at the start (ic_primordial_pairs) */
+    int nprim_started;   /* of those, started as KS pairs (closer than RMIN) */
 } ks_state;
 
 /* a += sign m (xs - x)/|xs - x|^3 and j its time derivative (v, vs the

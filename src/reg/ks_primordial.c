@@ -1,0 +1,119 @@
+/* ks_primordial.c — primordial binaries that start as KS pairs (NBODY6's
+ * start.f: of the first NBIN0 pairs (2k-1, 2k), each closer than RMIN is
+ * regularised by kspreg.f before the first force polynomials; wider ones
+ * start as two singles and meet the usual KS search like any close pair).
+ *
+ * The pairs are laid out all at once, before any list exists: the selected
+ * pairs move to the first slots (a permutation of names, masses, positions
+ * and velocities: nothing else is set yet), their c.m. bodies take slots
+ * n + k (sim.h's layout), and startup.c then computes the polynomials of the
+ * singles and c.m. bodies in one pass.  A pair costs O(1) here and
+ * O(its c.m.'s neighbours) for its perturbers — not ks_form's scan and
+ * relabelling of every list, which would be O(N) per binary.
+ *
+ * No tidal energy is booked (ks_book_mode): there is no earlier model of the
+ * system to continue; the initial energy is measured after the start-up with
+ * the pairs as they start. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ks.h"
+#include "ks_state.h"
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+#define SWAP_T(arr, T) do { T t_ = (arr)[a]; (arr)[a] = (arr)[b]; (arr)[b] = t_; } while (0)
+#define SWAP_V(arr) do { vec3 t_; memcpy(t_, (arr)[a], sizeof t_); memcpy((arr)[a], (arr)[b], sizeof t_); memcpy((arr)[b], t_, sizeof t_); } while (0)
+
+/* Before the start-up only these are set (sim_create). */
+static void swap_fresh(sim *s, int a, int b)
+{
+    if (a == b) return;
+    SWAP_T(s->name, int);
+    SWAP_T(s->m, double);
+    SWAP_V(s->x0); SWAP_V(s->v0); SWAP_V(s->x); SWAP_V(s->v);
+}
+
+/* Pair k from the bodies in slots 2k, 2k+1 at time t: its c.m. body and its
+ * KS orbit, as ks_form sets them (R0 of ksinit.f for a hard pair). */
+static int start_pair(sim *s, int k, double t, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    const int A = 2 * k, B = 2 * k + 1, C = s->n + k;
+    const double m1 = s->m[A], m2 = s->m[B], M = m1 + m2;
+    double q[3], qd[3];
+    s->name[C] = s->n + abs(s->name[A]);
+    s->m[C] = M;
+    for (int c = 0; c < 3; c++) {
+        s->x0[C][c] = s->x[C][c] = (m1 * s->x0[A][c] + m2 * s->x0[B][c]) / M;
+        s->v0[C][c] = s->v[C][c] = (m1 * s->v0[A][c] + m2 * s->v0[B][c]) / M;
+        q[c] = s->x0[A][c] - s->x0[B][c];
+        qd[c] = s->v0[A][c] - s->v0[B][c];
+    }
+    s->nnb[C] = 0;
+    ks_pair *kp = &ks->pair[k];
+    if (!kp->plist) kp->plist = malloc(sizeof(int) * (s->nbmax + 2));
+    if (!kp->plist) {
+        snprintf(err, errlen, "out of memory for the primordial KS pairs");
+        return -1;
+    }
+    kp->np = 0;
+    kp->terminate = kp->renew = 0;
+    kp->merge_check = 1;
+    ks_ctl c0 = {s->p.etau, s->p.eclose, 0.0};
+    ks_orbit_init(&kp->o, M, q, qd, t, NULL, &c0);
+    const double eb = m1 * m2 * kp->o.h / M;
+    if (eb < ks->ebh) kp->o.r0 = fmin(fmax(-M / kp->o.h, s->p.rmin), 5.0 * s->p.rmin);
+    else kp->o.r0 = kp->o.r;
+    return 0;
+}
+
+int ks_primordial_layout(sim *s, double t, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    if (!ks || s->p.ks_off || ks->nprim <= 0 || s->npairs > 0) return 0;
+    const double rmin2 = s->p.rmin * s->p.rmin;
+    int np = 0;
+    for (int k = 0; k < ks->nprim && 2 * k + 1 < s->n && np < ks->cap; k++) {
+        double q[3];
+        for (int c = 0; c < 3; c++) q[c] = s->x0[2 * k][c] - s->x0[2 * k + 1][c];
+        if (!(dot3(q, q) < rmin2)) continue; /* start.f's criterion */
+        /* slots 2np, 2np+1 hold a pair already passed over: it moves to 2k, 2k+1 */
+        swap_fresh(s, 2 * k, 2 * np);
+        swap_fresh(s, 2 * k + 1, 2 * np + 1);
+        if (start_pair(s, np, t, err, errlen)) return -1;
+        np++;
+    }
+    s->npairs = np;
+    s->ifirst = 2 * np;
+    s->ntot = s->n + np;
+    ks->nprim_started = np;
+    return np;
+}
+
+void ks_primordial_perturbers(sim *s, double t)
+{
+    for (int k = 0; k < s->npairs; k++) {
+        ks_select_perturbers(s, k, t);
+        ks_set_mode(s, k);
+    }
+    for (int k = 0; k < s->npairs; k++) ks_resolve_pair(s, k, t);
+}
+
+void ks_primordial_orbits(sim *s)
+{
+    /* the pairs' first steps know their c.m. step now (as ks_init_bodies) */
+    for (int k = 0; k < s->npairs; k++) {
+        ks_set_mode(s, k);
+        ks_pair *kp = &s->ks->pair[k];
+        if (kp->o.frozen) continue;
+        ks_pert_ctx ctx = {s, k};
+        ks_pert pf = {ks_pert_eval, &ctx};
+        ks_ctl c = ks_ctl_of(s, k);
+        ks_orbit_poly(&kp->o, &pf, &c);
+    }
+}
