@@ -64,11 +64,15 @@ static int check_mass_limits(const deck *d, char *err, size_t errlen)
                  "(NBODY6's imfbd.f stops too)", d->kz[20], d->body1, d->bodyn);
         return 1;
     }
-    /* imf2.f pairs primordial binaries' masses differently for 6 and 7 */
-    if (d->kz[20] == 7 && d->nbin0 > 0) {
-        snprintf(err, errlen, "KZ(20) = 7 with NBIN0 = %d: the correlated pairing of binary "
-                 "masses (imf2.f: m1/m2 -> (m1/m2)^0.4) is not implemented (refused); "
-                 "KZ(20) = 6 pairs them at random", d->nbin0);
+    /* With NBIN0 > 0 imf2.f draws N + NBIN0 stars and pairs the first
+     * 2 NBIN0 into binaries (7: ratio q -> q^0.4 at the same total), and
+     * binpop.f takes those components instead of RATIO and NSKIP: not the
+     * split of the heaviest bodies that binpop.c makes for KZ(20) = 0. */
+    if (is_kroupa(d->kz[20]) && d->nbin0 > 0) {
+        snprintf(err, errlen, "KZ(20) = %d with NBIN0 = %d: NBODY6 makes the binaries from "
+                 "pairs of independent IMF draws (imf2.f%s; RATIO and NSKIP ignored); not "
+                 "implemented (refused): use KZ(20) = 0 with primordial binaries", d->kz[20],
+                 d->nbin0, d->kz[20] == 7 ? ", mass ratios correlated as q^0.4" : "");
         return 1;
     }
     return 0;

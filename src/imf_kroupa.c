@@ -29,7 +29,9 @@
  * KZ(20) = 6 and 7 draw the same masses; they differ only in how imf2.f
  * pairs the masses of primordial binaries (NBIN0 > 0): 7 replaces each
  * pair's ratio q = m1/m2 by q^0.4 at the same total (Eggleton's correlation),
- * 6 keeps the random pairing.  That belongs to the binary set-up. */
+ * 6 keeps the random pairing, and binpop.f takes those components instead of
+ * splitting bodies by RATIO.  Not done here: ic.c refuses 6 and 7 with
+ * NBIN0 > 0. */
 #include <math.h>
 #include <stdlib.h>
 #include "ic.h"

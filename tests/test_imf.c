@@ -430,7 +430,10 @@ static void test_refusals(void)
     expect_refusal(&d, "KZ(22) = 2 with KZ(20) = 6", "new masses for a KZ(22) = 2 file");
     kroupa_deck(&d, 8, 1, 7);
     d.nbin0 = 2;
-    expect_refusal(&d, "KZ(20) = 7 with NBIN0 = 2", "correlated binary masses");
+    expect_refusal(&d, "KZ(20) = 7 with NBIN0 = 2", "IMF-paired binaries, correlated");
+    kroupa_deck(&d, 8, 1, 6);
+    d.nbin0 = 2;
+    expect_refusal(&d, "KZ(20) = 6 with NBIN0 = 2", "IMF-paired binaries, random");
     /* equal masses take precedence, as NBODY6's data.f: ALPHAS = 1 */
     kroupa_deck(&d, 8, 1, 6);
     d.alphas = 1.0;
