@@ -2,7 +2,9 @@
  * (ALGORITHMS.md §7, after NBODY6-GPU's fpoly0.f/start.f and steps.f):
  * initial radii, neighbour lists, regular and irregular force and jerk,
  * second and third derivatives by direct summation over every body, and the
- * first irregular and regular steps. */
+ * first irregular and regular steps.  Primordial binaries closer than RMIN
+ * become KS pairs first (ks_primordial.c), so their c.m. bodies get their
+ * polynomials in the same pass. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
