@@ -253,6 +253,21 @@ static void encode_ledger(wbuf *w, const sim *s)
     sec_end(w, at);
 }
 
+/* The external field and the escapers removed so far (tide.h, escape.c);
+ * files without it come from runs with neither. */
+static void encode_external(wbuf *w, const sim *s)
+{
+    size_t at = sec_begin(w, "XTRN", s->tide.kind > 0 || s->n_escaped > 0 ? SEC_REQUIRED : 0);
+    put_i64(w, s->tide.kind);
+    put_f64(w, s->tide.t1);
+    put_f64(w, s->tide.t3);
+    put_f64(w, s->tide.t4);
+    put_i64(w, s->n_escaped);
+    put_f64(w, s->m_escaped);
+    put_f64(w, s->e_escaped);
+    sec_end(w, at);
+}
+
 unsigned char *checkpoint_encode(const sim *s, const deck *dk, const run_state *rs, size_t *len)
 {
     wbuf w = {0};
@@ -260,7 +275,7 @@ unsigned char *checkpoint_encode(const sim *s, const deck *dk, const run_state *
     put_u32(&w, CHECKPOINT_VERSION);
     put_u32(&w, BOM);
     put_u32(&w, HEADER_SIZE);
-    put_u32(&w, s->ks ? 10 : 7); /* sections */
+    put_u32(&w, s->ks ? 11 : 8); /* sections */
     put_i64(&w, 0); /* file length, set below */
     encode_deck(&w, dk);
     encode_sim(&w, s);
@@ -269,6 +284,7 @@ unsigned char *checkpoint_encode(const sim *s, const deck *dk, const run_state *
     if (s->ks) encode_chain(&w, s);
     if (s->ks) encode_merge(&w, s);
     encode_ledger(&w, s);
+    encode_external(&w, s);
     put(&w, CHECKPOINT_TRAILER, 8);
     put_i64(&w, 0);
     if (w.oom) {
@@ -409,6 +425,18 @@ static int find_section(const section *sec, int ns, const char *tag)
     for (int k = 0; k < ns; k++)
         if (!strcmp(sec[k].tag, tag)) return k;
     return -1;
+}
+
+static int decode_external(rbuf *r, sim *s)
+{
+    s->tide.kind = (int)get_i64(r);
+    s->tide.t1 = get_f64(r);
+    s->tide.t3 = get_f64(r);
+    s->tide.t4 = get_f64(r);
+    s->n_escaped = (int)get_i64(r);
+    s->m_escaped = get_f64(r);
+    s->e_escaped = get_f64(r);
+    return r->bad || s->tide.kind < 0 || s->tide.kind > 2 || s->n_escaped < 0 ? -1 : 0;
 }
 
 static int decode_deck(rbuf *r, deck *dk)
@@ -584,8 +612,8 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
         }
         int known = 0;
         const char *tags[] = {"DECK", "PARM", "SIMS", "BODY", "LIST", "RUNS", "KSST", "LEDG", "CHST",
-                              "MGST"};
-        for (int q = 0; q < 10; q++) known |= !memcmp(tag, tags[q], 4);
+                              "MGST", "XTRN"};
+        for (int q = 0; q < 11; q++) known |= !memcmp(tag, tags[q], 4);
         if (known && ns < 32) {
             memcpy(sec[ns].tag, tag, 4);
             sec[ns].tag[4] = '\0';
@@ -654,6 +682,12 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
     }
     int led = find_section(sec, ns, "LEDG");
     if (led >= 0) decode_ledger(&sec[led].body, s);
+    int xt = find_section(sec, ns, "XTRN");
+    if (xt >= 0 && decode_external(&sec[xt].body, s)) {
+        snprintf(err, errlen, "%s: refused: the external-field section is malformed", name);
+        sim_free(s);
+        return NULL;
+    }
     /* KS: a fresh state from the deck, then the saved pairs */
     int ks = find_section(sec, ns, "KSST");
     if (ks_open(s, dk, err, errlen)) {

@@ -45,13 +45,17 @@ static void energies(sim *s, const vec3 *x, const vec3 *v, diag *d)
         for (int k = 0; k < nb; k++) ksum_add(&w, -0.5 * s->m[i0 + k] * pot[k]);
         free(pot);
     }
+    ksum et = {0, 0}; /* KZ(14): the tidal potential energy of singles and c.m. bodies */
     for (int k = 0; k < nb; k++) {
         int i = i0 + k;
         ksum_add(&t, 0.5 * s->m[i] * dot3(v[i], v[i]));
+        if (tide_on(&s->tide)) ksum_add(&et, tide_potential_energy(&s->tide, s->m[i], x[i]));
     }
     d->kin = t.s + t.c;
     d->pot = w.s + w.c;
-    d->etot = d->kin + d->pot + ebin + ks_energy_booked(s) + ks_energy_merged(s);
+    d->etide = et.s + et.c;
+    d->rtide = tide_radius(&s->tide, s->mtot);
+    d->etot = d->kin + d->pot + d->etide + ebin + ks_energy_booked(s) + ks_energy_merged(s);
     d->qvir = d->pot != 0.0 ? d->kin / fabs(d->pot) : 0.0;
     s->rscale = 0.5 * s->mtot * s->mtot / fabs(d->pot);
     if (d->etot < 0.0) s->tcr = pow(s->mtot, 2.5) / pow(-2.0 * d->etot, 1.5);

@@ -11,7 +11,8 @@ extern const double lagr_fractions[NLAGR]; /* 0.01, 0.1, 0.5, 0.9 */
 
 typedef struct diag {
     double t;
-    double kin, pot, etot;   /* pot = W < 0; etot = kin + pot */
+    double kin, pot, etot;   /* pot = W < 0; etot = kin + pot + etide (+ KS terms) */
+    double etide, rtide;     /* KZ(14): tidal potential energy (Jacobi energy), tidal radius */
     double qvir;             /* kin/|pot| */
     double xd[3], rc, vc;
     int nc;

@@ -649,6 +649,24 @@ static int read_line8(lexer *lx, deck *d)
     return 0;
 }
 
+/* KZ(14) = 2: GMG RG0, the point-mass galaxy (Msun) and the cluster's
+ * circular-orbit radius (kpc). */
+static int read_galaxy_point_mass(lexer *lx, deck *d)
+{
+    field f[] = {freal("GMG", &d->gmg), freal("RG0", &d->rg0)};
+    if (read_fields(lx, f, NFIELDS(f)))
+        return -1;
+    if (!(d->gmg > 0))
+        return fail_at(lx, line_of(lx, "GMG"),
+                       "GMG: the point-mass galaxy of KZ(14) = 2 needs a positive mass (Msun), found %g",
+                       d->gmg);
+    if (!(d->rg0 > 0))
+        return fail_at(lx, line_of(lx, "RG0"),
+                       "RG0: the galactocentric radius of KZ(14) = 2 must be positive (kpc), found %g",
+                       d->rg0);
+    return 0;
+}
+
 /* binpop.f reads its line whenever KZ(8) = 1 or >= 3, NBIN0 or not. */
 static int binpop_line_needed(const deck *d)
 {
@@ -773,8 +791,12 @@ static int read_deck(lexer *lx, deck *d)
                        d->kz[5]);
     if (read_line8(lx, d))
         return -1;
-    /* Option lines (KZ(14), 29, 8, 18, 13, 11, 24) belong to refused options;
+    /* Option lines in NBODY6's order: KZ(14) first (xtrnl0.f), then the
+     * others (29, 8, 18, 13, 11, 24) where their options are implemented;
      * the CLIGHT lines are for the chain / post-Newtonian parts: not read. */
+    if (d->kz[14] == 2 && read_galaxy_point_mass(lx, d))
+        return -1;
+    /* (KZ(29)'s SIGMA0 line would come here: KZ(29) is refused) */
     if (binpop_line_needed(d) && read_binpop_line(lx, d))
         return -1;
     return 0;

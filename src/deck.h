@@ -34,6 +34,8 @@ typedef struct deck {
     double zmet, epoch0, dtplot;
     /* line 8 */
     double q, vxrot, vzrot, rtide, smax;
+    /* option line of KZ(14) = 2: point-mass galaxy (Msun), its distance (kpc) */
+    double gmg, rg0;
     /* option line of KZ(8) = 1 or >= 3 (NBODY6's binpop.f): the primordial
      * binaries' largest semi-major axis, eccentricity (< 0 thermal), mass
      * fraction of component 1, semi-major axis range (> 0: flat in log a),

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "ic.h"
+#include "tide.h"
 #include "snapshot.h"
 
 #define DEFAULT_IC_FILE "fort.10"
@@ -131,6 +132,19 @@ static int make_model(const deck *d, double *m, double (*x)[3], double (*v)[3], 
     }
 }
 
+/* KZ(14) > 0: NBODY6's one rescaling that puts the tidal potential energy
+ * into E = -1/4 (xtrnl0.f), after the standard scaling. */
+static int scale_with_tide(const deck *d, double *m, double (*x)[3], double (*v)[3], char *err,
+                           size_t errlen)
+{
+    tide td;
+    /* the mass unit is ZMBAR times the run's N, which binpop.c may change */
+    if (tide_init(&td, d, ic_body_count(d), err, errlen))
+        return 1;
+    tide_scale_start(&td, d->n, m, x, v, ic_potential(d->n, m, (const double(*)[3])x));
+    return 0;
+}
+
 /* The model or the file, scaled: the deck's N bodies before any binary is
  * split (ic_make below adds the binaries). */
 static int make_unsplit(const deck *d, const char *ic_file, double *m, double (*x)[3],
@@ -170,6 +184,8 @@ static int make_unsplit(const deck *d, const char *ic_file, double *m, double (*
     status = scale_standard_checked(d->n, m, x, v, d->q, why, sizeof why);
     if (status)
         snprintf(err, errlen, "%s: %s", kz22 == 2 ? path : "initial model", why);
+    else if (d->kz[14] > 0)
+        status = scale_with_tide(d, m, x, v, err, errlen);
     return status;
 }
 

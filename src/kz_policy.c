@@ -48,7 +48,7 @@ static const kz_info KZ_INFO[DECK_NKZ + 1] = {
     [13] = {"interstellar clouds", CLASS_REFUSED, NULL},
     [14] = {"external tidal field (1 solar-neighbourhood linear field, 2 point-mass galaxy, "
             "3 galaxy model, 4 Plummer potential)",
-            CLASS_REFUSED, NULL},
+            CLASS_VALUES, NULL},
     [15] = {"triple/quad/chain search", CLASS_VALUES, NULL},
     [16] = {"automatic RMIN, DTMIN, ECLOSE", CLASS_VALUES, NULL},
     [17] = {"automatic ETAI/ETAR from QE (2: ETAU too at a KZ(2) = 2 repeat)", CLASS_VALUES, NULL},
@@ -112,6 +112,8 @@ static kz_status status_by_value(int k, int v)
     case 17: /* ETAI, ETAR steered from QE at every check (run.c, check.f) */
         return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 16: /* RMIN, DTMIN from the core density at every energy check (ks_auto_params) */
+        return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
+    case 14: /* 1 solar neighbourhood, 2 point-mass galaxy (tide.c); 3, 4 not yet */
         return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 20: /* 0 power law, 1 Scalo (imf.c), 6 and 7 Kroupa 2001 (imf_kroupa.c) */
         return (v == 0 || v == 1 || v == 6 || v == 7) ? KZ_IMPLEMENTED : KZ_REFUSED;
@@ -184,6 +186,12 @@ static void refusal_reason(int k, char *buf, size_t len)
     case 22:
     case 40:
         snprintf(buf, len, "%s: only 0..3 are implemented (refused)", meaning);
+        return;
+    case 14:
+        snprintf(buf, len,
+                 "this external tidal field is not implemented (refused); NBODY6: %s; nbody6c has "
+                 "1 (solar neighbourhood) and 2 (point-mass galaxy)",
+                 meaning);
         return;
     default:
         if (brief_name(k))

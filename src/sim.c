@@ -1,4 +1,5 @@
 /* sim.c — allocation of a run's state and its parameters from the deck. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,8 @@ sim *sim_create(const deck *d, int n, const double *m, const double (*x)[3],
     ALLOC(s->fr, c); ALLOC(s->frd, c); ALLOC(s->d2r, c); ALLOC(s->d3r, c);
     ALLOC(s->t0, c); ALLOC(s->t0r, c); ALLOC(s->dt, c); ALLOC(s->dtr, c);
     ALLOC(s->rs, c);
+    ALLOC(s->vcor, c); ALLOC(s->acor, c); ALLOC(s->tcor, c);
+    for (int i = 0; i < c; i++) s->tcor[i] = NAN;
     ALLOC(s->nnb, c);
     ALLOC(s->list, (size_t)c * s->nbmax);
     s->mtot = 0.0;
@@ -71,6 +74,10 @@ sim *sim_create(const deck *d, int n, const double *m, const double (*x)[3],
     s->znbmax = 0.9 * s->nnbmax;
     s->znbmin = 0.2 * s->nnbmax;
     s->smin = 2.0 * s->p.dtmin;
+    if (tide_init(&s->tide, d, n, err, errlen)) {
+        sim_free(s);
+        return NULL;
+    }
     return s;
 nomem:
     snprintf(err, errlen, "out of memory allocating %d bodies with lists of %d", n,
@@ -84,7 +91,8 @@ void sim_free(sim *s)
     if (!s) return;
     void *p[] = {s->name, s->m, s->x0, s->v0, s->x, s->v, s->tpred, s->a, s->j,
                  s->fi, s->fid, s->d2, s->d3, s->fr, s->frd, s->d2r, s->d3r,
-                 s->t0, s->t0r, s->dt, s->dtr, s->rs, s->nnb, s->list};
+                 s->t0, s->t0r, s->dt, s->dtr, s->rs, s->nnb, s->list,
+                 s->vcor, s->acor, s->tcor};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
     free(s);
 }

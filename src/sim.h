@@ -36,6 +36,7 @@
 #include "gpunb.h"
 #include "gpuirr.h"
 #include "ledger.h"
+#include "tide.h"
 
 typedef double vec3[3];
 
@@ -113,6 +114,20 @@ typedef struct sim {
     /* ---- KS (ks.h, ks_state.h; owned by the ks_*.c modules) ---- */
     struct ks_state *ks;    /* the pairs, their orbits and perturbers, counters */
     double rhod;            /* core density in units of M/RSCALE^3 (checks.c; KZ(16)) */
+
+    /* the external tidal field (tide.h; KZ(14)), constant in N-body units */
+    tide tide;
+    /* forces.c's Coriolis cache: the velocity and acceleration of body i at
+     * tcor[i], to fourth order, so that both irregular forces of a regular
+     * step see the same Coriolis term (NaN: none) */
+    vec3 *vcor, *acor;
+    double *tcor;
+    /* escapers removed (KZ(23); escape.c): how many bodies (singles and KS
+     * components; a pair counts 2), their mass, and the energy they carried
+     * away, booked so that the energy check is unaffected (NBODY6's ESESC +
+     * EBESC in BE(3)) */
+    int n_escaped;
+    double m_escaped, e_escaped;
 
     /* where the energy goes (ledger.h): events recorded by the modules that
      * make them, intervals closed by run.c at every energy check */

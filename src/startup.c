@@ -68,6 +68,40 @@ static void initial_lists(sim *s, int nb, const int *idx, vec3 *fr, vec3 *frd)
     free(nnb); free(ovf); free(redo); free(ta); free(tj); free(tl); free(pos);
 }
 
+/* KZ(14): the Coriolis jerk T4 (a_y, -a_x) needs the total acceleration,
+ * which is zero in the predictor while the first forces are computed. */
+static void coriolis_jerk_at_start(sim *s)
+{
+    const double t4 = s->tide.t4;
+    for (int i = s->ifirst; i < s->ntot; i++) {
+        double dj[3] = {t4 * s->a[i][1], -t4 * s->a[i][0], 0.0};
+        for (int c = 0; c < 3; c++) {
+            s->fid[i][c] += dj[c];
+            s->j[i][c] += dj[c];
+        }
+    }
+}
+
+/* KZ(14): the field's share of the second and third derivatives, which the
+ * pairwise sums do not see: d/dt of (T1 x, 0, T3 z) and of T4 (v_y, -v_x). */
+static void tide_derivatives_at_start(sim *s)
+{
+    const tide *td = &s->tide;
+    for (int i = s->ifirst; i < s->ntot; i++) {
+        const double *a = s->a[i], *j = s->j[i];
+        s->d2r[i][0] += td->t1 * a[0];
+        s->d2r[i][2] += td->t3 * a[2];
+        s->d3r[i][0] += td->t1 * j[0];
+        s->d3r[i][2] += td->t3 * j[2];
+        double a2[3];
+        for (int c = 0; c < 3; c++) a2[c] = s->d2[i][c] + s->d2r[i][c];
+        s->d2[i][0] += td->t4 * j[1];
+        s->d2[i][1] -= td->t4 * j[0];
+        s->d3[i][0] += td->t4 * a2[1];
+        s->d3[i][1] -= td->t4 * a2[0];
+    }
+}
+
 /* The irregular forces of the start as the block step will see them: the
  * components of perturbed primordial pairs resolved (ks_irr_correct). */
 static void primordial_corrections(sim *s, int nb, const int *idx, vec3 *fi, vec3 *fid)
@@ -136,6 +170,8 @@ int startup_polynomials(sim *s, char *err, size_t errlen)
         }
     }
 
+    if (tide_on(&s->tide)) coriolis_jerk_at_start(s);
+
     /* second and third derivatives, every pair, split by the same contract */
     startup_send_all(s);
     gpunb_predict(s->nb, t);
@@ -154,6 +190,7 @@ int startup_polynomials(sim *s, char *err, size_t errlen)
         memcpy(s->d2r[i], d2r[k], sizeof(vec3));
         memcpy(s->d3r[i], d3r[k], sizeof(vec3));
     }
+    if (tide_on(&s->tide)) tide_derivatives_at_start(s);
     startup_steps(s);
     if (s->npairs > 0) ks_primordial_orbits(s);
     startup_send_all(s); /* t0 unchanged; the libraries hold the same polynomials */

@@ -87,10 +87,10 @@ static void issue14(const char *dir, const char *deck)
 
     /* item 3: every refused option of a production-like deck in one message */
     deck_with(d2, "0 0 0 0 1 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1\n",
-              "0 0 0 0 1 0 0 0 0 0\n0 0 0 1 3 0 0 0 3 2\n0 0 1 0 0 1 0 0 0 3\n0 0 0 0 0 0 0 0 0 1\n");
+              "0 0 0 0 1 0 0 0 0 0\n0 0 0 3 3 0 0 0 3 2\n0 0 1 0 0 1 0 0 0 3\n0 0 0 0 0 0 0 0 0 1\n");
     snprintf(cmd, sizeof cmd, "%s --out %s/r3 %s", NBODY6C_BIN, dir, d2);
     int rc = sh(cmd);
-    const char *want[] = {"x.deck:5: KZ(14) = 1: external tidal field", "x.deck:5: KZ(15) = 3:",
+    const char *want[] = {"x.deck:5: KZ(14) = 3: this external tidal field", "x.deck:5: KZ(15) = 3:",
                           "x.deck:5: KZ(19) = 3: mass loss", "x.deck:5: KZ(20) = 2:",
                           "x.deck:6: KZ(23) = 1: escaper removal", "x.deck:6: KZ(26) = 1: slow-down",
                           "x.deck:6: KZ(30) = 3:"};
@@ -212,10 +212,10 @@ int main(void)
     CHECK(sh(cmd) == 2 && strstr(out, "KSTART = 2") && strstr(out, "--restart FILE") && strstr(out, "no fort.1"),
           "a restart deck without --restart and no fort.1 exits 2 asking for --restart FILE: %s", out);
     /* a refused physics option */
-    snprintf(cmd, sizeof cmd, "sed 's/^0 0 0 0 0 0 0 0 0 0$/0 0 0 1 0 0 0 0 0 0/;' %s | head -c 100000 > %s", deck, bad);
+    snprintf(cmd, sizeof cmd, "sed 's/^0 0 0 0 0 0 0 0 0 0$/0 0 0 3 0 0 0 0 0 0/;' %s | head -c 100000 > %s", deck, bad);
     (void)!system(cmd);
     snprintf(cmd, sizeof cmd, "%s %s --out %s/badrun", NBODY6C_BIN, bad, dir);
-    CHECK(sh(cmd) == 2 && strstr(out, "KZ(14)"), "KZ(14) = 1 is refused with exit 2: %s", out);
+    CHECK(sh(cmd) == 2 && strstr(out, "KZ(14)"), "KZ(14) = 3 is refused with exit 2: %s", out);
 
     /* a short run, from stdin, writes its log and summary */
     snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --out %s - < %s", NBODY6C_BIN, outdir, deck);

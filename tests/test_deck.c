@@ -331,11 +331,17 @@ static void test_broken(void)
          "x.deck:9: GMIN: 0.001 exceeds NBODY6's limit 0.0001"},
         {"GMAX above 0.1", L1 L2 L3 KZ "2.0E-05 0.001 0.2 1.0 1.0E-06 0.5\n" L6 L8,
          "x.deck:9: GMAX: 0.5 exceeds NBODY6's limit 0.1"},
-        {"KZ(14) = 1", L1 L2 L3 KZA "0 0 0 1 0 1 0 0 0 0\n" KZC KZD KZE L5 L6 L8,
-         "x.deck:5: KZ(14) = 1: external tidal field is not implemented (refused)"},
-        {"KZ(14) = 2 refused before the missing line 5 would be read",
-         L1 L2 L3 KZA "0 0 0 2 0 1 0 0 0 0\n" KZC KZD KZE,
-         "x.deck:5: KZ(14) = 2: external tidal field is not implemented (refused)"},
+        {"KZ(14) = 3", L1 L2 L3 KZA "0 0 0 3 0 1 0 0 0 0\n" KZC KZD KZE L5 L6 L8,
+         "x.deck:5: KZ(14) = 3: this external tidal field is not implemented (refused)"},
+        {"KZ(14) = 4 refused before the missing line 5 would be read",
+         L1 L2 L3 KZA "0 0 0 4 0 1 0 0 0 0\n" KZC KZD KZE,
+         "x.deck:5: KZ(14) = 4: this external tidal field is not implemented (refused)"},
+        {"KZ(14) = 2 without its GMG RG0 line", L1 L2 L3 KZA "0 0 0 2 0 1 0 0 0 0\n" KZC KZD KZE L5 L6 L8,
+         "end of file while reading GMG"},
+        {"KZ(14) = 2 with GMG = 0", L1 L2 L3 KZA "0 0 0 2 0 1 0 0 0 0\n" KZC KZD KZE L5 L6 L8 "0.0 8.5\n",
+         "x.deck:12: GMG: the point-mass galaxy of KZ(14) = 2 needs a positive mass"},
+        {"KZ(14) = 2 with RG0 < 0", L1 L2 L3 KZA "0 0 0 2 0 1 0 0 0 0\n" KZC KZD KZE L5 L6 L8 "1e11 -8.5\n",
+         "x.deck:12: RG0: the galactocentric radius of KZ(14) = 2 must be positive"},
         {"KZ(8) = -1 (negative counts)", L1 L2 L3 "0 1 0 0 1 0 0 -1 0 0\n" KZB KZC KZD KZE L5 L6 L8,
          "x.deck:4: KZ(8) = -1: primordial binaries"},
         {"KZ(19) = 3", L1 L2 L3 KZA "0 0 0 0 0 1 0 0 3 0\n" KZC KZD KZE L5 L6 L8,
@@ -373,8 +379,8 @@ static void test_broken(void)
          "x.deck:10: BODYN:"},
         {"KSTART = 7", "7 10000.0\n" L2, "x.deck:1: KSTART: 7 is not"},
         {"KSTART = 0", "0 10000.0\n" L2, "x.deck:1: KSTART: 0 is not"},
-        {"restart with KZ(J) refused", "3 100.0\n0 0 0 0 0 0 14 1\n",
-         "x.deck:2: KZ(14) = 1: external tidal field"},
+        {"restart with KZ(J) refused", "3 100.0\n0 0 0 0 0 0 14 3\n",
+         "x.deck:2: KZ(14) = 3: this external tidal field"},
         {"restart with J > 50", "3 100.0\n0 0 0 0 0 0 51 1\n", "x.deck:2: J: 51"},
         {"restart with ETAI above 0.08", "4 100.0\n0.09 0 0 0 0 0\n",
          "x.deck:2: ETAI: 0.09 exceeds NBODY6's limit 0.08"},
@@ -530,13 +536,17 @@ static void test_policy(void)
             zero_ok = 0;
     CHECK(zero_ok, "KZ(k) = 0 is accepted for every k");
 
-    static const int refused[] = {11, 13, 14, 19, 23, 24, 25, 26, 27, 28,
+    static const int refused[] = {11, 13, 19, 23, 24, 25, 26, 27, 28,
                                   29, 31, 32, 34, 35, 37, 38, 39, 41, 43, 49};
     int ref_ok = 1;
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (kz_status_of(refused[i], 1) != KZ_REFUSED || kz_status_of(refused[i], -1) != KZ_REFUSED)
             ref_ok = 0;
     CHECK(ref_ok, "the physics options are refused for 1 and -1");
+    CHECK(kz_status_of(14, 1) == KZ_IMPLEMENTED && kz_status_of(14, 2) == KZ_IMPLEMENTED &&
+              kz_status_of(14, 3) == KZ_REFUSED && kz_status_of(14, 4) == KZ_REFUSED &&
+              kz_status_of(14, -1) == KZ_REFUSED,
+          "KZ(14): 1 and 2 (linearised tidal fields) accepted, 3, 4 and negative values refused");
     CHECK(kz_status_of(18, 1) == KZ_IMPLEMENTED && kz_status_of(18, 2) == KZ_REFUSED &&
               kz_status_of(18, -1) == KZ_REFUSED,
           "KZ(18): 1 (hierarchy diagnostics) accepted, primordial triples (2, 3) refused");
@@ -633,7 +643,7 @@ static void test_doc_table(void)
         else if (strstr(status, "unused in NBODY6"))
             ok = kz_status_of(k, 1) != KZ_REFUSED && kz_status_of(k, -1) != KZ_REFUSED;
         else /* per-value rows (5, 7, 16, 20, 22, 40) are checked in test_policy */
-            ok = k == 1 || k == 2 || k == 3 || k == 5 || k == 7 || k == 8 || k == 15 || k == 16 || k == 17 ||
+            ok = k == 1 || k == 2 || k == 3 || k == 5 || k == 7 || k == 8 || k == 14 || k == 15 || k == 16 || k == 17 ||
                  k == 18 ||
                  k == 20 || k == 22 || k == 30 ||
                  k == 40 || k == 46 || k == 47;

@@ -129,6 +129,11 @@ static void chain_perturb(void *ctx, double t, int n, const double (*x)[3], cons
             for (int c = 0; c < 3; c++) acc[k][c] += mr3 * d[c];
         }
     }
+    /* KZ(14): the galactic tide on the members (its Coriolis part does no work) */
+    if (tide_on(&s->tide)) {
+        double jdummy[3] = {0.0, 0.0, 0.0};
+        for (int k = 0; k < n; k++) tide_add_regular(&s->tide, x[k], v[k], acc[k], jdummy);
+    }
 }
 
 /* Advances the chain to t and resolves its members there. */

@@ -69,6 +69,9 @@ void ks_pert_eval(void *ctx, double t, const double q[3], const double qdot[3],
         p[d] = a1[d] - a2[d];
         pdot[d] = j1[d] - j2[d];
     }
+    /* KZ(14): the galactic tide on the relative motion (xtrnlp.f); the
+     * Coriolis terms do no work on the pair and are left out, as NBODY6 does */
+    if (tide_on(&s->tide)) tide_add_regular(&s->tide, q, qdot, p, pdot);
 }
 
 /* Apocentre distance used for the tidal test: a(1+e) for a bound pair
