@@ -257,7 +257,7 @@ static void encode_ledger(wbuf *w, const sim *s)
  * files without it come from runs with neither. */
 static void encode_external(wbuf *w, const sim *s)
 {
-    size_t at = sec_begin(w, "XTRN", s->tide.kind > 0 || s->n_escaped > 0 ? SEC_REQUIRED : 0);
+    size_t at = sec_begin(w, "XTRN", s->tide.kind > 0 || s->nzero != s->n ? SEC_REQUIRED : 0);
     put_i64(w, s->tide.kind);
     put_f64(w, s->tide.t1);
     put_f64(w, s->tide.t3);
@@ -265,6 +265,7 @@ static void encode_external(wbuf *w, const sim *s)
     put_i64(w, s->n_escaped);
     put_f64(w, s->m_escaped);
     put_f64(w, s->e_escaped);
+    put_i64(w, s->nzero);
     sec_end(w, at);
 }
 
@@ -436,7 +437,8 @@ static int decode_external(rbuf *r, sim *s)
     s->n_escaped = (int)get_i64(r);
     s->m_escaped = get_f64(r);
     s->e_escaped = get_f64(r);
-    return r->bad || s->tide.kind < 0 || s->tide.kind > 2 || s->n_escaped < 0 ? -1 : 0;
+    s->nzero = (int)get_i64(r);
+    return r->bad || s->nzero < s->n || s->tide.kind < 0 || s->tide.kind > 2 || s->n_escaped < 0 ? -1 : 0;
 }
 
 static int decode_deck(rbuf *r, deck *dk)
@@ -645,7 +647,7 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
     const sim *h = &sc.s;
     if (h->n < 1 || h->n > (1 << 30) || h->npairs < 0 || 2 * h->npairs > h->n ||
         h->ifirst != 2 * h->npairs || h->ntot != h->n + h->npairs || h->nbmax < 1 ||
-        h->nbmax > (1 << 20) || h->nbmax != sc.p.nbmax || dk->n != h->n) {
+        h->nbmax > (1 << 20) || h->nbmax != sc.p.nbmax || dk->n < h->n) {
         snprintf(err, errlen, "%s: refused: inconsistent sizes (N %d, pairs %d, list cap %d)", name,
                  h->n, h->npairs, h->nbmax);
         return NULL;

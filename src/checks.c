@@ -55,7 +55,7 @@ static void energies(sim *s, const vec3 *x, const vec3 *v, diag *d)
     d->pot = w.s + w.c;
     d->etide = et.s + et.c;
     d->rtide = tide_radius(&s->tide, s->mtot);
-    d->etot = d->kin + d->pot + d->etide + ebin + ks_energy_booked(s) + ks_energy_merged(s);
+    d->etot = d->kin + d->pot + d->etide + ebin + ks_energy_booked(s) + ks_energy_merged(s) + s->e_escaped;
     d->qvir = d->pot != 0.0 ? d->kin / fabs(d->pot) : 0.0;
     s->rscale = 0.5 * s->mtot * s->mtot / fabs(d->pot);
     if (d->etot < 0.0) s->tcr = pow(s->mtot, 2.5) / pow(-2.0 * d->etot, 1.5);
@@ -173,6 +173,19 @@ static void lagrangian_radii(const sim *s, const vec3 *x, diag *d)
     }
     while (f < NLAGR) d->rlagr[f++] = sqrt(r[nb - 1].r2);
     free(r);
+}
+
+double checks_energy(sim *s)
+{
+    vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
+    diag d;
+    ks_advance(s, s->time);
+    ks_chain_sync(s, s->time, NULL, -1);
+    sim_predict_all(s, x, v);
+    energies(s, x, v, &d);
+    free(x);
+    free(v);
+    return d.etot;
 }
 
 void checks_measure(sim *s, diag *d, int first)

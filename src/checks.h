@@ -25,4 +25,7 @@ typedef struct diag {
  * first: the first call of the run (core search starts from RSCALE). */
 void checks_measure(sim *s, diag *d, int first);
 
+/* The energy of the check alone (etot), at the current time. */
+double checks_energy(sim *s);
+
 #endif

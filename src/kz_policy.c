@@ -58,7 +58,7 @@ static const kz_info KZ_INFO[DECK_NKZ + 1] = {
     [21] = {"extra output", CLASS_DIAGNOSTIC, NULL},
     [22] = {"initial conditions from file (1 write them, 2 read and scale, 3 read as given)",
             CLASS_VALUES, NULL},
-    [23] = {"escaper removal", CLASS_REFUSED, NULL},
+    [23] = {"escaper removal (2: also the escapers file)", CLASS_VALUES, NULL},
     [24] = {"initial subsystems", CLASS_REFUSED, NULL},
     [25] = {"velocity kicks", CLASS_REFUSED, NULL},
     [26] = {"slow-down of KS / chain", CLASS_REFUSED, NULL},
@@ -115,6 +115,8 @@ static kz_status status_by_value(int k, int v)
         return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 14: /* 1 solar neighbourhood, 2 point-mass galaxy (tide.c); 3, 4 not yet */
         return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
+    case 23: /* 1 escapers removed at energy checks (escape.c), 2 and more: escapers.txt too */
+        return v >= 0 ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 20: /* 0 power law, 1 Scalo (imf.c), 6 and 7 Kroupa 2001 (imf_kroupa.c) */
         return (v == 0 || v == 1 || v == 6 || v == 7) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 8: /* 1, >= 3 binpop.c (4: Kroupa 1995 periods); 2 pairs from a KZ(22) file; the

@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <omp.h>
 #include "block.h"
 #include "checks.h"
+#include "escape.h"
 #include "ic.h"
 #include "ks.h"
 #include "nbradius.h"
@@ -387,6 +389,56 @@ static int energy_control(run_ctx *c, int *ckpt_due, char *err, size_t errlen)
     return 1;
 }
 
+/* KZ(23) at an energy check: the escapers leave (escape.c), their energy
+ * booked; the log names each, KZ(23) >= 2 also writes escapers.txt (time in
+ * N-body units and Myr, name, members, mass in Msun, energy, distance, and
+ * the velocity at infinity in km/s); the libraries and the schedule start
+ * again from the compacted slots. */
+static int remove_escapers(run_ctx *c, char *err, size_t errlen)
+{
+    sim *s = c->s;
+    escape_record rec[64];
+    double rtide = 0.5 * escape_radius(s);
+    int ne = escape_remove(s, rec, 64, err, errlen);
+    if (ne <= 0) return ne < 0 ? -1 : 0;
+    startup_send_all(s);
+    for (int i = s->ifirst; i < s->ntot; i++) gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
+    block_reschedule(s->bs);
+    double tstar = snapshot_tstar_myr(c->dk.rbar, c->dk.zmbar, s->nzero);
+    double vstar = snapshot_vstar_kms(c->dk.rbar, c->dk.zmbar, s->nzero);
+    double munit = c->dk.zmbar * s->nzero;
+    FILE *f = NULL;
+    if (c->dk.kz[23] >= 2) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/escapers.txt", c->dir);
+        int fresh = access(p, F_OK) != 0;
+        f = fopen(p, "a");
+        if (!f) {
+            snprintf(err, errlen, "%.900s: cannot write the escapers: %s", p, strerror(errno));
+            return -1;
+        }
+        if (fresh)
+            fprintf(f, "#        t        t_Myr   name  members     m_Msun            E          r  vinf_kms\n");
+    }
+    for (int q = 0; q < ne && q < 64; q++) {
+        const escape_record *e = &rec[q];
+        double vinf = e->e > 0.0 ? sqrt(2.0 * e->e / e->m) * vstar : 0.0;
+        runlog_note(&c->lg, "escaper at t = %.6g: %s %d, m = %.4g Msun, E = %.4e, r = %.3f (RTIDE %.3f), "
+                    "v_inf = %.3g km/s", e->t, e->members == 2 ? "KS pair" : "single", e->name, e->m * munit,
+                    e->e, e->r, rtide, vinf);
+        if (f)
+            fprintf(f, "%10.4f %12.4f %6d %8d %10.5g %12.5e %10.4f %9.4g\n", e->t, e->t * tstar, e->name,
+                    e->members, e->m * munit, e->e, e->r, vinf);
+    }
+    if (f && fclose(f) != 0) {
+        snprintf(err, errlen, "%.900s/escapers.txt: write failed: %s", c->dir, strerror(errno));
+        return -1;
+    }
+    if (ne > 64) runlog_note(&c->lg, "(%d more escapers at t = %.6g)", ne - 64, s->time);
+    checks_measure(s, &c->d, 0); /* N, mass, radii of what stays; etot with e_escaped */
+    return 0;
+}
+
 /* Checks at DTADJ, outputs at DELTAT (a snapshot every NFIX-th), NCRIT,
  * checkpoints at outputs (KZ(2) >= 1) or checks (--checkpoint-at-dtadj). */
 static int integrate(run_ctx *c, char *err, size_t errlen)
@@ -434,10 +486,9 @@ static int integrate(run_ctx *c, char *err, size_t errlen)
             }
             if (due) ckpt = "energy check, KZ(2) = 2";
         }
+        if (is_check && c->dk.kz[23] >= 1 && remove_escapers(c, err, errlen)) return -1;
         runlog_progress(&c->lg, s, &c->d);
         if (snap && write_snapshot(c, rs->nsnap + 1, err, errlen)) return -1;
-        /* N is constant until escapers are removed, so this cannot fire yet
-         * unless the deck's NCRIT exceeds N */
         if (c->dk.ncrit > 0 && s->n < c->dk.ncrit) {
             c->stop = STOP_NCRIT;
             return 0;
@@ -755,7 +806,7 @@ static int open_restart_log(run_ctx *c, const char *ckdir, int same, const run_o
     char source[4400], header[4096], units[512];
     snprintf(source, sizeof source, "restart of %s at t = %.10g (the log before it, %s/log.txt, "
              "is missing or shorter than the checkpoint's)", o->restart_path, c->s->time, ckdir);
-    units_text(&c->dk, c->dk.zmbar, c->s->n, units, sizeof units);
+    units_text(&c->dk, c->dk.zmbar, c->s->nzero, units, sizeof units);
     snprintf(header, sizeof header, "%s\n%s", units, c->dk.notes);
     return runlog_open(&c->lg, c->dir, c->s, source, header, err, errlen);
 }

@@ -139,6 +139,14 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
     fprintf(f, "{\n");
     fprintf(f, "  \"version\": \"%s\",\n", NBODY6C_VERSION);
     fprintf(f, "  \"n\": %d,\n", s->n);
+    fprintf(f, "  \"n_zero\": %d,\n", s->nzero);
+    fprintf(f, "  \"mass\": %.17g,\n", s->mtot);
+    fprintf(f, "  \"n_escaped\": %d,\n", s->n_escaped);
+    fprintf(f, "  \"m_escaped\": %.17g,\n", s->m_escaped);
+    fprintf(f, "  \"e_escaped\": %.17g,\n", s->e_escaped);
+    fprintf(f, "  \"tidal_field\": %d,\n", s->tide.kind);
+    fprintf(f, "  \"rtide\": %.17g,\n", d->rtide);
+    fprintf(f, "  \"etide\": %.17g,\n", d->etide);
     /* t_end: where the run ended (TCRIT, or the block time of an early stop);
      * the energies and radii are those of the last check, at t_measured */
     fprintf(f, "  \"t_end\": %.17g,\n", s->time);

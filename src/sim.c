@@ -40,6 +40,7 @@ sim *sim_create(const deck *d, int n, const double *m, const double (*x)[3],
     if (!s) goto nomem;
     params_from_deck(&s->p, d, nbmax);
     s->n = n;
+    s->nzero = n;
     s->npairs = 0;
     s->ifirst = 0;
     s->ntot = n;

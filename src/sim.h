@@ -65,7 +65,8 @@ typedef struct counters {
 
 typedef struct sim {
     params p;
-    int n;        /* N at the start (NZERO) */
+    int n;        /* N now: the start's, less the escapers removed (escape.c) */
+    int nzero;    /* N at the start (NZERO): the mass unit and the c.m. names N + name */
     int npairs;   /* KS pairs (0 until KS) */
     int ifirst;   /* 2*npairs */
     int ntot;     /* n + npairs */

@@ -214,8 +214,8 @@ out:
 
 static int write_attributes(hid_t g, const sim *s, const deck *dk, const diag *d, int64_t index)
 {
-    double tstar = snapshot_tstar_myr(dk->rbar, dk->zmbar, s->n);
-    double vstar = snapshot_vstar_kms(dk->rbar, dk->zmbar, s->n);
+    double tstar = snapshot_tstar_myr(dk->rbar, dk->zmbar, s->nzero);
+    double vstar = snapshot_vstar_kms(dk->rbar, dk->zmbar, s->nzero);
     const double *xd = d ? d->xd : s->xd;
     int rc = 0;
     rc |= attr_d(g, "Time", s->time);

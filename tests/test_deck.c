@@ -536,13 +536,16 @@ static void test_policy(void)
             zero_ok = 0;
     CHECK(zero_ok, "KZ(k) = 0 is accepted for every k");
 
-    static const int refused[] = {11, 13, 19, 23, 24, 25, 26, 27, 28,
+    static const int refused[] = {11, 13, 19, 24, 25, 26, 27, 28,
                                   29, 31, 32, 34, 35, 37, 38, 39, 41, 43, 49};
     int ref_ok = 1;
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (kz_status_of(refused[i], 1) != KZ_REFUSED || kz_status_of(refused[i], -1) != KZ_REFUSED)
             ref_ok = 0;
     CHECK(ref_ok, "the physics options are refused for 1 and -1");
+    CHECK(kz_status_of(23, 1) == KZ_IMPLEMENTED && kz_status_of(23, 2) == KZ_IMPLEMENTED &&
+              kz_status_of(23, -1) == KZ_REFUSED,
+          "KZ(23): escaper removal (1, 2 with the escapers file) accepted, negative values refused");
     CHECK(kz_status_of(14, 1) == KZ_IMPLEMENTED && kz_status_of(14, 2) == KZ_IMPLEMENTED &&
               kz_status_of(14, 3) == KZ_REFUSED && kz_status_of(14, 4) == KZ_REFUSED &&
               kz_status_of(14, -1) == KZ_REFUSED,
@@ -585,10 +588,10 @@ static void test_policy(void)
     /* kz_check on a hand-made deck without line numbers names the given line. */
     deck d;
     memset(&d, 0, sizeof d);
-    d.kz[23] = 1;
+    d.kz[26] = 1;
     char err[512];
     int rc = kz_check(&d, "y.deck", 42, err, sizeof err);
-    CHECK(rc != 0 && strstr(err, "y.deck:42: KZ(23) = 1: escaper removal is not implemented"),
+    CHECK(rc != 0 && strstr(err, "y.deck:42: KZ(26) = 1: slow-down"),
           "kz_check falls back to the given line: %s", err);
 
     memset(&d, 0, sizeof d);
@@ -643,7 +646,7 @@ static void test_doc_table(void)
         else if (strstr(status, "unused in NBODY6"))
             ok = kz_status_of(k, 1) != KZ_REFUSED && kz_status_of(k, -1) != KZ_REFUSED;
         else /* per-value rows (5, 7, 16, 20, 22, 40) are checked in test_policy */
-            ok = k == 1 || k == 2 || k == 3 || k == 5 || k == 7 || k == 8 || k == 14 || k == 15 || k == 16 || k == 17 ||
+            ok = k == 1 || k == 2 || k == 3 || k == 5 || k == 7 || k == 8 || k == 14 || k == 15 || k == 23 || k == 16 || k == 17 ||
                  k == 18 ||
                  k == 20 || k == 22 || k == 30 ||
                  k == 40 || k == 46 || k == 47;

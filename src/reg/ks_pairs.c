@@ -429,7 +429,7 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     ks_swap_slots(s, map[j], B, map, inv);
 
     double m1 = s->m[A], m2 = s->m[B], M = m1 + m2, q[3], qd[3];
-    s->name[C] = s->n + abs(s->name[A]); /* (a merged inner c.m. has a negative name) */
+    s->name[C] = s->nzero + abs(s->name[A]); /* (a merged inner c.m. has a negative name) */
     s->m[C] = M;
     for (int c = 0; c < 3; c++) {
         s->x0[C][c] = (m1 * s->x0[A][c] + m2 * s->x0[B][c]) / M;

@@ -46,7 +46,7 @@ static int start_pair(sim *s, int k, double t, char *err, size_t errlen)
     const int A = 2 * k, B = 2 * k + 1, C = s->n + k;
     const double m1 = s->m[A], m2 = s->m[B], M = m1 + m2;
     double q[3], qd[3];
-    s->name[C] = s->n + abs(s->name[A]);
+    s->name[C] = s->nzero + abs(s->name[A]);
     s->m[C] = M;
     for (int c = 0; c < 3; c++) {
         s->x0[C][c] = s->x[C][c] = (m1 * s->x0[A][c] + m2 * s->x0[B][c]) / M;
