@@ -1,0 +1,266 @@
+/* test_escape.c — escaper removal (KZ(23), escape.c) as users run it
+ * (bin/nbody6c, the path the Makefile passes as NBODY6C_BIN):
+ *   - a Roche-lobe filling 512-body cluster in the solar-neighbourhood field
+ *     (KZ(14) = 1) with KZ(23) = 2 loses bodies; each escaper is removed
+ *     once (escapers.txt names each once, N + escapers = NZERO, the mass
+ *     lost is theirs); the booked energy keeps every check's dE/E at the
+ *     level of the same run without removal; a restart from a checkpoint
+ *     taken after removals continues the same run (log lines identical);
+ *   - an isolated cluster with two distant bodies, one unbound and one
+ *     bound: only the unbound one goes. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "check.h"
+#include "ic.h"
+
+#ifndef NBODY6C_BIN
+#define NBODY6C_BIN "bin/nbody6c"
+#endif
+
+static char out[16384];
+
+static int sh(const char *cmd)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    if (!p) return -1;
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A numeric field of summary.json ("key": value). */
+static double summary_value(const char *dir, const char *key)
+{
+    char p[600], line[512], want[80];
+    snprintf(p, sizeof p, "%s/summary.json", dir);
+    snprintf(want, sizeof want, "\"%s\":", key);
+    FILE *f = fopen(p, "r");
+    double v = NAN;
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, want)) v = strtod(strstr(line, want) + strlen(want), NULL);
+    if (f) fclose(f);
+    return v;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median and largest |dE| (column 5) over the checks of log.txt, and
+ * the number of check lines. */
+static double log_median_de(const char *dir, int *nchecks, double *max)
+{
+    char p[600], line[4096];
+    snprintf(p, sizeof p, "%s/log.txt", dir);
+    FILE *f = fopen(p, "r");
+    double de[1000];
+    int n = 0;
+    *max = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (line[0] == '#') continue;
+        double c[5];
+        if (sscanf(line, "%lf %lf %lf %lf %lf", &c[0], &c[1], &c[2], &c[3], &c[4]) == 5 && c[0] > 0 && n < 1000) {
+            de[n++] = fabs(c[4]);
+            *max = fmax(*max, fabs(c[4]));
+        }
+    }
+    if (f) fclose(f);
+    *nchecks = n;
+    if (n == 0) return NAN;
+    qsort(de, n, sizeof(double), cmp_double);
+    return de[n / 2];
+}
+
+/* The last check line of log.txt up to the wall-time columns (the first 16). */
+static void log_last_line(const char *dir, char *buf, size_t len)
+{
+    char p[600], line[4096];
+    snprintf(p, sizeof p, "%s/log.txt", dir);
+    FILE *f = fopen(p, "r");
+    buf[0] = '\0';
+    while (f && fgets(line, sizeof line, f)) {
+        if (line[0] == '#') continue;
+        int fields = 0;
+        char *q = line;
+        while (*q && fields < 16) {
+            while (*q == ' ') q++;
+            while (*q && *q != ' ' && *q != '\n') q++;
+            fields++;
+        }
+        *q = '\0';
+        snprintf(buf, len, "%s", line);
+    }
+    if (f) fclose(f);
+}
+
+static void write_deck(const char *path, int kz23, double tcrit)
+{
+    /* 512 stars of 1 Msun at RBAR 2 pc: RTIDE ~ 5.7 N-body units (r_h/r_t ~ 0.14) */
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "1 10000.0\n512 1 100 4711 40 1\n0.02 0.03 0.3 1.0 5.0 %g 2.0D-04 2.0 0.5\n", tcrit);
+    fprintf(f, "0 1 0 0 1 0 0 0 0 0\n0 0 0 1 0 1 0 0 0 0\n0 0 %d 0 0 0 0 0 0 1\n", kz23);
+    fprintf(f, "0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n2.0E-04 0.001 0.2 1.0 1.0E-06 0.001\n");
+    fprintf(f, "1.0 1.0 1.0 0 0 0.002 0.0 1.0\n0.5 0.0 0.0 0.0 1.0\n");
+    fclose(f);
+}
+
+static void test_tidal_escapers(const char *dir)
+{
+    char deck[512], cmd[4096], run[512];
+    snprintf(deck, sizeof deck, "%s/esc.deck", dir);
+    write_deck(deck, 2, 40.0);
+    snprintf(run, sizeof run, "%s/esc", dir);
+    snprintf(cmd, sizeof cmd, "%s --threads 1 --quiet --out %s %s", NBODY6C_BIN, run, deck);
+    int rc = sh(cmd);
+    CHECK(rc == 0, "KZ(14) = 1, KZ(23) = 2 run to t = 40 (exit %d): %s", rc, out);
+    int n = (int)summary_value(run, "n"), nzero = (int)summary_value(run, "n_zero");
+    int nesc = (int)summary_value(run, "n_escaped");
+    double mass = summary_value(run, "mass"), mesc = summary_value(run, "m_escaped");
+    printf("# t = 40: N %d of %d, %d escapers, mass %.6f + %.6f lost\n", n, nzero, nesc, mass, mesc);
+    CHECK(nesc > 0 && n + nesc == nzero, "escapers removed: N %d + %d escapers = NZERO %d", n, nesc, nzero);
+    CHECK(fabs(mass + mesc - 1.0) < 1e-12 && fabs(mesc - nesc / 512.0) < 1e-12,
+          "mass left %.12f + lost %.12f = 1, each escaper 1/512", mass, mesc);
+    /* escapers.txt: one line per escaper, each name once */
+    char p[600], line[512];
+    snprintf(p, sizeof p, "%s/escapers.txt", run);
+    FILE *f = fopen(p, "r");
+    int names[600], nn = 0, dup = 0;
+    double tprev = 0;
+    int ordered = 1;
+    while (f && fgets(line, sizeof line, f)) {
+        if (line[0] == '#') continue;
+        double t, tm, m, e, r, vinf;
+        int name, members;
+        if (sscanf(line, "%lf %lf %d %d %lf %lf %lf %lf", &t, &tm, &name, &members, &m, &e, &r, &vinf) != 8) continue;
+        for (int k = 0; k < nn; k++) dup += names[k] == name;
+        if (nn < 600) names[nn++] = name;
+        ordered &= t >= tprev && r > 2 * 4.0;
+        tprev = t;
+    }
+    if (f) fclose(f);
+    CHECK(nn == nesc && dup == 0 && ordered,
+          "escapers.txt names each of the %d escapers once (%d lines, %d repeated), in time, beyond 2 RTIDE", nesc,
+          nn, dup);
+
+    /* the same run without removal: the booked energy leaves dE/E alone */
+    char deck0[512], run0[512];
+    snprintf(deck0, sizeof deck0, "%s/keep.deck", dir);
+    write_deck(deck0, 0, 40.0);
+    snprintf(run0, sizeof run0, "%s/keep", dir);
+    snprintf(cmd, sizeof cmd, "%s --threads 1 --quiet --out %s %s", NBODY6C_BIN, run0, deck0);
+    rc = sh(cmd);
+    int c1, c0;
+    double max1, max0, de1 = log_median_de(run, &c1, &max1), de0 = log_median_de(run0, &c0, &max0);
+    printf("# |dE| per check, median (largest): %.2e (%.2e) with escapers removed, %.2e (%.2e) without "
+           "(%d, %d checks)\n", de1, max1, de0, max0, c1, c0);
+    /* removal books exactly what leaves, and the others' forces lose the
+     * escaper's; the median, since single close encounters differ between
+     * the two (chaotic) runs and set the largest */
+    CHECK(rc == 0 && c1 == c0 && de1 < 3.0 * de0,
+          "energy checks with removal (median %.2e) at the level of the run without (%.2e)", de1, de0);
+
+    /* a restart from the t = 30 checkpoint of a shorter run continues the same run */
+    char deck3[512], run3[512], rdeck[512], run4[512];
+    snprintf(deck3, sizeof deck3, "%s/esc30.deck", dir);
+    write_deck(deck3, 2, 30.0);
+    snprintf(run3, sizeof run3, "%s/esc30", dir);
+    snprintf(cmd, sizeof cmd, "%s --threads 1 --quiet --out %s %s", NBODY6C_BIN, run3, deck3);
+    int rc3 = sh(cmd);
+    snprintf(rdeck, sizeof rdeck, "%s/restart.deck", dir);
+    FILE *r = fopen(rdeck, "w");
+    if (r) {
+        fputs("3 10000.0\n0 0 0 0 40.0 0 0 0\n", r);
+        fclose(r);
+    }
+    snprintf(run4, sizeof run4, "%s/esc40", dir);
+    snprintf(cmd, sizeof cmd, "%s --threads 1 --quiet --restart %s/checkpoint.bin --out %s %s", NBODY6C_BIN, run3,
+             run4, rdeck);
+    int rc4 = sh(cmd);
+    char a[4096], b[4096];
+    log_last_line(run, a, sizeof a);
+    log_last_line(run4, b, sizeof b);
+    CHECK(rc3 == 0 && rc4 == 0 && a[0] && strcmp(a, b) == 0 &&
+              (int)summary_value(run4, "n_escaped") == nesc,
+          "restart after removals continues the same run (t = 40: '%.60s' / '%.60s')", a, b);
+}
+
+/* 254 Plummer bodies and two far ones, 30 length units out: one receding
+ * faster than escape, one at rest (bound). */
+static void test_isolated(const char *dir)
+{
+    deck d;
+    memset(&d, 0, sizeof d);
+    const int n = 256;
+    double m[256], x[256][3], v[256][3];
+    d.n = n - 2;
+    d.nrand = 99;
+    d.kz[5] = 1;
+    d.alphas = 1;
+    d.body1 = d.bodyn = 1;
+    d.q = 0.5;
+    char err[512];
+    int ok = ic_make(&d, NULL, m, x, v, err, sizeof err) == 0;
+    /* the unbound one heavy (5 % of the mass), so that its force on the
+     * cluster, which removal takes off every polynomial, is not lost in the
+     * integration error */
+    for (int i = 0; i < n - 2; i++) m[i] *= 1.0 - 0.05 - 1.0 / n;
+    for (int k = 0; k < 3; k++) x[n - 2][k] = x[n - 1][k] = v[n - 2][k] = v[n - 1][k] = 0;
+    m[n - 2] = 0.05;
+    m[n - 1] = 1.0 / n;
+    x[n - 2][0] = 30.0;
+    v[n - 2][0] = 1.0; /* escape speed at 30 is 0.26 */
+    x[n - 1][1] = -30.0;
+    char file[512], deckp[512], cmd[4096], run[512];
+    snprintf(file, sizeof file, "%s/bodies.txt", dir);
+    ok &= bodyfile_write(file, n, m, (const double(*)[3])x, (const double(*)[3])v) == 0;
+    snprintf(deckp, sizeof deckp, "%s/iso.deck", dir);
+    FILE *f = fopen(deckp, "w");
+    if (f) {
+        fprintf(f, "1 10000.0\n256 1 10 99 30 1\n0.02 0.03 0.3 1.0 1.0 4.0 2.0D-04 1.0 0.5\n");
+        fprintf(f, "0 0 0 0 1 0 0 0 0 0\n0 0 0 0 0 1 0 0 0 0\n0 3 1 0 0 0 0 0 0 1\n");
+        fprintf(f, "0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n2.0E-04 0.001 0.2 1.0 1.0E-06 0.001\n");
+        fprintf(f, "1.0 1.0 1.0 0 0 0.002 0.0 1.0\n0.5 0.0 0.0 0.0 1.0\n");
+        fclose(f);
+    }
+    snprintf(run, sizeof run, "%s/iso", dir);
+    snprintf(cmd, sizeof cmd, "%s --threads 1 --quiet --ic %s --out %s %s", NBODY6C_BIN, file, run, deckp);
+    int rc = sh(cmd);
+    char p[600], line[4096];
+    snprintf(p, sizeof p, "%s/log.txt", run);
+    FILE *lg = fopen(p, "r");
+    int gone255 = 0, gone256 = 0;
+    while (lg && fgets(line, sizeof line, lg)) {
+        gone255 |= strstr(line, "escaper") && strstr(line, "single 255,") != NULL;
+        gone256 |= strstr(line, "escaper") && strstr(line, "single 256,") != NULL;
+    }
+    if (lg) fclose(lg);
+    int nesc = (int)summary_value(run, "n_escaped");
+    CHECK(ok && rc == 0 && nesc == 1 && gone255 && !gone256,
+          "isolated: the unbound far body (255) is removed, the bound one (256) kept (exit %d, %d escapers): %s", rc,
+          nesc, out);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/nbody6c-esc-XXXXXX";
+    if (!mkdtemp(dir)) {
+        printf("not ok - cannot make a temporary folder\n");
+        return 1;
+    }
+    test_tidal_escapers(dir);
+    test_isolated(dir);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, getenv("KEEP") ? "true %s" : "rm -rf %s", dir);
+    (void)!system(cmd);
+    return check_done();
+}
