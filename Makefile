@@ -92,11 +92,18 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libnbody6c.a $(HEADERS)
 tests: all $(TEST_BIN)
 benchtools: all $(BENCH_BIN)
 
+# With CUDA the tests run twice: the CUDA build and a CPU-only one (the
+# backends' own results are compared); without it both builds would be the
+# same program, so once.
 test:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory tests
+ifeq ($(CUDA),1)
 	@$(MAKE) --no-print-directory tests CUDA=0 BUILD=build-cpu BIN=build-cpu/bin
-	@tests/run.sh build build-cpu
+	@tests/run.sh $(BUILD) build-cpu
+else
+	@tests/run.sh $(BUILD)
+endif
 
 run:
 	@scripts/deps.sh
