@@ -502,7 +502,7 @@ static int chain_end(sim *s, double t, int *ks_names, char *err, size_t errlen)
 /* The perturber that should join the chain now (chmod.f's absorption, as
  * NBODY6 does with KZ(30) > 2): approaching, within 3 RSUM of the chain's
  * c.m. or with a tidal gamma above 0.1 on it, a single or a bound KS pair,
- * with room in the chain.  Returns its slot or -1. */
+ * with room in the chain (CHAIN_NMAX members).  Returns its slot or -1. */
 static int absorb_candidate(const sim *s, double t)
 {
     const ks_chain *ch = &s->ks->ch;
@@ -513,7 +513,12 @@ static int absorb_candidate(const sim *s, double t)
     for (int q = 0; q < ch->np; q++) {
         int p = ch->plist[q];
         int add = p >= s->n ? 2 : 1;
-        if (ch->c.n + add > 6) continue; /* NBODY6's largest chain */
+        /* up to the chain's capacity (NBODY6's ARchain NMX): at 6, NBODY6
+         * Chain's limit, a hard pair (a = 2.4e-4) that came within 0.002 of
+         * a five-body chain could join neither it nor leave it, and its c.m.
+         * step fell below the time resolution (cc-plummer-2048, NRAND 12345,
+         * t = 602.66) */
+        if (ch->c.n + add > CHAIN_NMAX) continue;
         if (p >= s->n && !(s->ks->pair[p - s->n].o.h < 0.0)) continue;
         /* a merged hierarchy splits first (its gamma grows as it nears) */
         if (p >= s->n && ks_pair_merged(s, p - s->n)) continue;
