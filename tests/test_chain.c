@@ -107,12 +107,21 @@ static void angmom(int n, const double *m, const double (*x)[3], const double (*
 }
 
 /* Independent reference: classical RK4 in physical time on plain
- * coordinates, step a fraction eta of the shortest pair time scale. */
-static void ref_deriv(int n, const double *m, const double *y, double *dy)
+ * coordinates, step a fraction eta of the shortest pair time scale.
+ *
+ * The state and the time are carried as unevaluated sums hi + lo
+ * (compensated summation, two-sum on every update): in plain double a pair
+ * at separation r, at |x| from the origin, loses eps |x| / r of its
+ * separation at every step, and the draws here bring pairs to r ~ 5e-5 at
+ * |x| ~ 10 (2e-11 per step, ~1e5 steps: the reference was off by 2e-6 of the
+ * size, against 1e-10 for the chain, and did not converge with eta).  With
+ * the low parts the separation is (x_j - x_i) + (lo_j - lo_i), exact to
+ * eps r, and the updates h k/6 lose eps of themselves, not of |x|. */
+static void ref_deriv(int n, const double *m, const double *y, const double *yl, double *dy)
 {
     for (int i = 0; i < n; i++) {
         for (int d = 0; d < 3; d++) {
-            dy[6 * i + d] = y[6 * i + 3 + d];
+            dy[6 * i + d] = y[6 * i + 3 + d] + yl[6 * i + 3 + d];
             dy[6 * i + 3 + d] = 0;
         }
     }
@@ -120,7 +129,7 @@ static void ref_deriv(int n, const double *m, const double *y, double *dy)
         for (int j = i + 1; j < n; j++) {
             double r[3], r2 = 0;
             for (int d = 0; d < 3; d++) {
-                r[d] = y[6 * j + d] - y[6 * i + d];
+                r[d] = (y[6 * j + d] - y[6 * i + d]) + (yl[6 * j + d] - yl[6 * i + d]);
                 r2 += r[d] * r[d];
             }
             double inv3 = 1.0 / (r2 * sqrt(r2));
@@ -131,10 +140,18 @@ static void ref_deriv(int n, const double *m, const double *y, double *dy)
         }
 }
 
+/* hi + lo + inc as a new hi, lo (Knuth's two-sum, then renormalised) */
+static void add_comp(double *hi, double *lo, double hi0, double lo0, double inc)
+{
+    double s = hi0 + inc, bb = s - hi0, err = (hi0 - (s - bb)) + (inc - bb) + lo0;
+    *hi = s + err;
+    *lo = err - (*hi - s);
+}
+
 static long long ref_integrate(int n, const double *m, double (*x)[3], double (*v)[3], double t, double eta)
 {
-    double y[6 * CHAIN_NMAX], k1[6 * CHAIN_NMAX], k2[6 * CHAIN_NMAX], k3[6 * CHAIN_NMAX],
-        k4[6 * CHAIN_NMAX], yt[6 * CHAIN_NMAX];
+    double y[6 * CHAIN_NMAX], yl[6 * CHAIN_NMAX] = {0}, k1[6 * CHAIN_NMAX], k2[6 * CHAIN_NMAX],
+        k3[6 * CHAIN_NMAX], k4[6 * CHAIN_NMAX], yt[6 * CHAIN_NMAX], ytl[6 * CHAIN_NMAX];
     int ny = 6 * n;
     long long steps = 0;
     for (int i = 0; i < n; i++)
@@ -142,8 +159,9 @@ static long long ref_integrate(int n, const double *m, double (*x)[3], double (*
             y[6 * i + d] = x[i][d];
             y[6 * i + 3 + d] = v[i][d];
         }
-    double now = 0, dir = t >= 0 ? 1 : -1;
-    while (dir * (t - now) > 0) {
+    double now = 0, nowl = 0, dir = t >= 0 ? 1 : -1;
+    int last = 0;
+    while (!last) {
         double tmin = HUGE_VAL;
         for (int i = 0; i < n; i++)
             for (int j = i + 1; j < n; j++) {
@@ -156,24 +174,27 @@ static long long ref_integrate(int n, const double *m, double (*x)[3], double (*
                 double r = sqrt(r2);
                 tmin = fmin(tmin, fmin(sqrt(r2 * r / (m[i] + m[j])), r / sqrt(v2 + 1e-300)));
             }
-        double h = eta * tmin;
-        if (h > fabs(t - now)) h = fabs(t - now);
+        double h = eta * tmin, rest = fabs((t - now) - nowl);
+        if (h >= rest) {
+            h = rest;
+            last = 1;
+        }
         h *= dir;
-        ref_deriv(n, m, y, k1);
-        for (int l = 0; l < ny; l++) yt[l] = y[l] + 0.5 * h * k1[l];
-        ref_deriv(n, m, yt, k2);
-        for (int l = 0; l < ny; l++) yt[l] = y[l] + 0.5 * h * k2[l];
-        ref_deriv(n, m, yt, k3);
-        for (int l = 0; l < ny; l++) yt[l] = y[l] + h * k3[l];
-        ref_deriv(n, m, yt, k4);
-        for (int l = 0; l < ny; l++) y[l] += h / 6 * (k1[l] + 2 * k2[l] + 2 * k3[l] + k4[l]);
-        now = (dir * (t - now - h) <= 0) ? t : now + h;
+        ref_deriv(n, m, y, yl, k1);
+        for (int l = 0; l < ny; l++) add_comp(&yt[l], &ytl[l], y[l], yl[l], 0.5 * h * k1[l]);
+        ref_deriv(n, m, yt, ytl, k2);
+        for (int l = 0; l < ny; l++) add_comp(&yt[l], &ytl[l], y[l], yl[l], 0.5 * h * k2[l]);
+        ref_deriv(n, m, yt, ytl, k3);
+        for (int l = 0; l < ny; l++) add_comp(&yt[l], &ytl[l], y[l], yl[l], h * k3[l]);
+        ref_deriv(n, m, yt, ytl, k4);
+        for (int l = 0; l < ny; l++) add_comp(&y[l], &yl[l], y[l], yl[l], h / 6 * (k1[l] + 2 * k2[l] + 2 * k3[l] + k4[l]));
+        add_comp(&now, &nowl, now, nowl, h);
         steps++;
     }
     for (int i = 0; i < n; i++)
         for (int d = 0; d < 3; d++) {
-            x[i][d] = y[6 * i + d];
-            v[i][d] = y[6 * i + 3 + d];
+            x[i][d] = y[6 * i + d] + yl[6 * i + d];
+            v[i][d] = y[6 * i + 3 + d] + yl[6 * i + 3 + d];
         }
     return steps;
 }
@@ -411,13 +432,167 @@ static void incoming(double M, double r0, double b, double vinf, double x[3], do
 
 typedef struct enc_result {
     double dE, dL, dref, drev;   /* energy, angular momentum, vs the reference, reversal */
-    double amp;                  /* amplification of an initial error to t1 (reference pair) */
-    long long steps, switches;
+    double dref_own;             /* the plain reference's own error (eta/2), estimated */
+    double amp, ampb;            /* largest growth of an initial error to t1; of a final error back to 0 */
+    double tol;                  /* the chain's tolerance */
+    long long steps, steps_back, switches, ref_steps;
 } enc_result;
+
+/* Largest relative speed of a pair: the velocity scale that goes with max_sep. */
+static double max_relv(int n, const double (*v)[3])
+{
+    return max_sep(n, v);
+}
+
+/* The reference on a packed state y = (x_0, v_0, x_1, v_1, ...). */
+static long long ref_run(int n, const double *m, const double *y0, double t, double eta, double *y1)
+{
+    double x[CHAIN_NMAX][3], v[CHAIN_NMAX][3];
+    for (int i = 0; i < n; i++)
+        for (int d = 0; d < 3; d++) {
+            x[i][d] = y0[6 * i + d];
+            v[i][d] = y0[6 * i + 3 + d];
+        }
+    long long steps = ref_integrate(n, m, x, v, t, eta);
+    for (int i = 0; i < n; i++)
+        for (int d = 0; d < 3; d++) {
+            y1[6 * i + d] = x[i][d];
+            y1[6 * i + 3 + d] = v[i][d];
+        }
+    return steps;
+}
+
+#define NY (6 * CHAIN_NMAX)
+
+/* the Jacobian's reference runs at this multiple of eta_ref (a growth
+ * factor is wanted to a few %: at 16 eta_ref it agrees with eta_ref's to 2
+ * digits) */
+static const double jac_eta_factor = 16.0;
+
+/* The operator norm of the linear map J (ny x ny, a Jacobian in packed
+ * coordinates) from an error in the input, coordinate b measured in units of
+ * cin[b] (Euclidean over all 6n), to the output positions relative to their
+ * c.m. (a uniform shift is no error), measured as state_diff does: the
+ * largest |dx_i| over the members, in units of cout.  That is the largest
+ * over the members i of the largest singular value of the 3 x 6n block of
+ * member i, found by power iteration on the 3 x 3 matrix A A^T. */
+static double map_norm(int n, const double *m, const double (*J)[NY], const double *cin, double cout)
+{
+    double mt = 0, best = 0;
+    for (int i = 0; i < n; i++) mt += m[i];
+    for (int i = 0; i < n; i++) {
+        double A[3][NY], G[3][3];
+        for (int d = 0; d < 3; d++)
+            for (int b = 0; b < 6 * n; b++) {
+                double mean = 0;
+                for (int j = 0; j < n; j++) mean += m[j] * J[6 * j + d][b];
+                A[d][b] = (J[6 * i + d][b] - mean / mt) * cin[b] / cout;
+            }
+        for (int d = 0; d < 3; d++)
+            for (int e = 0; e < 3; e++) {
+                G[d][e] = 0;
+                for (int b = 0; b < 6 * n; b++) G[d][e] += A[d][b] * A[e][b];
+            }
+        double u[3] = {1, 0.7, 0.4}, lam = 0;
+        for (int it = 0; it < 200; it++) {
+            double w[3], nw;
+            for (int d = 0; d < 3; d++) w[d] = G[d][0] * u[0] + G[d][1] * u[1] + G[d][2] * u[2];
+            nw = len3(w);
+            if (!(nw > 0)) break;
+            lam = (w[0] * u[0] + w[1] * u[1] + w[2] * u[2]) / (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+            for (int d = 0; d < 3; d++) u[d] = w[d] / nw;
+        }
+        best = fmax(best, sqrt(fmax(lam, 0.0)));
+    }
+    return best;
+}
+
+/* The Jacobians of the reference's map from 0 to each of JSEG equally
+ * spaced times t_k = k t1 / JSEG, J[k][a][b] = dy_a(t_k) / dy_b(0), by
+ * one-sided differences of jac_step of each coordinate's scale, and the
+ * reference's state ys[k] there (t1 < 0: backwards).  The draws compared
+ * grow errors by at most ~4e8 (enc_linear), so the differences stay linear
+ * (below 4e-3 of the size), and they are far above the compensated
+ * reference's rounding (~1e-15 of the size before growth). */
+#define JSEG 16
+static const double jac_step = 1e-11;
+static long long ref_jacobian(int n, const double *m, const double *y0, const double *yscale, double t1, double eta,
+                              double (*J)[NY][NY], double (*ys)[NY])
+{
+    double yp[NY], yq[NY];
+    long long steps = 0;
+    memcpy(ys[0], y0, sizeof(double) * 6 * n);
+    for (int k = 1; k <= JSEG; k++) steps += ref_run(n, m, ys[k - 1], t1 / JSEG, eta, ys[k]);
+    for (int b = 0; b < 6 * n; b++) {
+        memcpy(yp, y0, sizeof(double) * 6 * n);
+        double h = jac_step * yscale[b];
+        yp[b] += h;
+        h = yp[b] - y0[b];
+        for (int k = 1; k <= JSEG; k++) {
+            steps += ref_run(n, m, yp, t1 / JSEG, eta, yq);
+            for (int a = 0; a < 6 * n; a++) J[k][a][b] = (yq[a] - ys[k][a]) / h;
+            memcpy(yp, yq, sizeof(double) * 6 * n);
+        }
+    }
+    return steps;
+}
+
+/* Position and velocity scales of a packed state: the largest separation
+ * and relative speed of a pair. */
+static void state_scales(int n, const double *y, double *sc)
+{
+    double x[CHAIN_NMAX][3], v[CHAIN_NMAX][3];
+    for (int i = 0; i < n; i++)
+        for (int d = 0; d < 3; d++) {
+            x[i][d] = y[6 * i + d];
+            v[i][d] = y[6 * i + 3 + d];
+        }
+    double xs = max_sep(n, (const double(*)[3])x), vs = max_relv(n, (const double(*)[3])v);
+    for (int b = 0; b < 6 * n; b++) sc[b] = b % 6 < 3 ? xs : vs;
+}
+
+/* The inverse of a Jacobian of the Newtonian flow without a numerical
+ * inversion (which would lose cond = amp^2 of its accuracy): the flow is
+ * symplectic in q = x, p = m v, M^T W M = W with W the symplectic form, so
+ * M^-1 = W^T M^T W.  In the packed x, v coordinates that is
+ * Jinv[a][b] = s(a) s(b) m(b)/m(a) J[p(b)][p(a)], p() the partner (x <-> v
+ * of the same member and axis), s = -1 for a position, +1 for a velocity. */
+static void symplectic_inverse(int n, const double *m, const double (*J)[NY], double (*Jinv)[NY])
+{
+    for (int a = 0; a < 6 * n; a++)
+        for (int b = 0; b < 6 * n; b++) {
+            int pa = (a % 6 < 3) ? a + 3 : a - 3, pb = (b % 6 < 3) ? b + 3 : b - 3;
+            double sa = (a % 6 < 3) ? -1 : 1, sb = (b % 6 < 3) ? -1 : 1;
+            Jinv[a][b] = sa * sb * m[b / 6] / m[a / 6] * J[pb][pa];
+        }
+}
 
 /* Integrates n bodies to t1 in block-like calls of dtb, measures energy and
  * angular momentum, compares with the RK4 reference (eta_ref > 0) and with
- * the time reversal back to 0. */
+ * the time reversal back to 0.
+ *
+ * The two differences are judged against what chaos makes of errors: the
+ * chain commits errors e_k (relative, ~tol) at its steps t_k; at t1 they
+ * have become sum_k Phi(t1, t_k) e_k, the difference from the reference;
+ * after the reversal back to 0, sum_k Phi(0, t_k) (e_k + e'_k) with the
+ * backward run's own errors e'_k.  So the forward difference is divided by
+ * the largest growth of an error made at any time to t1, max_k |Phi(t1,
+ * t_k)| (amp), and the reversal's by the largest growth of one carried back
+ * to 0, max_k |Phi(0, t_k)| (ampb): both give the smallest error per step
+ * that could explain the difference, its "equivalent error".  The norms are
+ * taken over every direction of the 6n-dimensional state (positions in units
+ * of the size, velocities in units of the largest relative speed, at t_k),
+ * to positions in units of the size as the differences are measured: from
+ * the full Jacobians of the reference's map forward from 0 and backward from
+ * t1 (6n + 1 runs each, JSEG times) and their symplectic inverses.  (The
+ * earlier estimate, six position directions of two members over the whole
+ * interval, was 2 times low for want of directions (seed 103) and, for the
+ * reversal, up to ~40 times for want of times (seed 488).)
+ *
+ * The reference's own error, C eta^4, is amplified by the same chaos: it is
+ * taken out by Richardson extrapolation from eta and eta/2 (x(eta/2) +
+ * (x(eta/2) - x(eta))/15); the difference of the two over 15 estimates the
+ * error of x(eta/2), reported as dref_own. */
 static enc_result encounter(int n, const double *m, double (*x)[3], double (*v)[3], double t1, double dtb,
                             double tol, double eta_ref)
 {
@@ -446,88 +621,170 @@ static enc_result encounter(int n, const double *m, double (*x)[3], double (*v)[
     r.dL = dist3(L0, L1) / lsc;
     r.steps = c.steps;
     r.switches = c.switches;
-    double size = max_sep(n, (const double(*)[3])xs);
+    r.tol = tol;
+    double size = max_sep(n, (const double(*)[3])xs), s0 = max_sep(n, (const double(*)[3])x);
     if (eta_ref > 0) {
-        double xr[CHAIN_NMAX][3], vr[CHAIN_NMAX][3], xp[CHAIN_NMAX][3], vp[CHAIN_NMAX][3];
-        memcpy(xr, x, sizeof(double) * 3 * n);
-        memcpy(vr, v, sizeof(double) * 3 * n);
-        memcpy(xp, x, sizeof(double) * 3 * n);
-        memcpy(vp, v, sizeof(double) * 3 * n);
-        ref_integrate(n, m, xr, vr, t1, eta_ref);
+        double y0[NY] = {0}, y1[NY], y2[NY], xr[CHAIN_NMAX][3], xr1[CHAIN_NMAX][3], xr2[CHAIN_NMAX][3];
+        for (int i = 0; i < n; i++)
+            for (int d = 0; d < 3; d++) {
+                y0[6 * i + d] = x[i][d];
+                y0[6 * i + 3 + d] = v[i][d];
+            }
+        r.ref_steps = ref_run(n, m, y0, t1, eta_ref, y1) + ref_run(n, m, y0, t1, 0.5 * eta_ref, y2);
+        for (int i = 0; i < n; i++)
+            for (int d = 0; d < 3; d++) {
+                xr1[i][d] = y1[6 * i + d];
+                xr2[i][d] = y2[6 * i + d];
+                xr[i][d] = y2[6 * i + d] + (y2[6 * i + d] - y1[6 * i + d]) / 15;
+            }
         r.dref = state_diff(n, (const double(*)[3])xs, (const double(*)[3])xr, size);
-        /* how much an initial error of 1e-9 of the size grows by t1 (chaos): the
-         * differences are judged as equivalent initial errors.  The growth
-         * depends on the direction of the error: the largest over the six
-         * coordinates of the first two bodies (one direction alone
-         * underestimated it for some random orientations of the resonant
-         * encounter: 1.01e-10 against the 1e-10 bound, seed 3857048938) */
-        double s0 = max_sep(n, (const double(*)[3])x);
-        r.amp = 1.0;
-        for (int q = 0; q < 6; q++) {
-            memcpy(xp, x, sizeof(double) * 3 * n);
-            memcpy(vp, v, sizeof(double) * 3 * n);
-            xp[q / 3][q % 3] += 1e-9 * s0;
-            ref_integrate(n, m, xp, vp, t1, eta_ref);
-            r.amp = fmax(r.amp, state_diff(n, (const double(*)[3])xp, (const double(*)[3])xr, size) / 1e-9);
+        r.dref_own = state_diff(n, (const double(*)[3])xr1, (const double(*)[3])xr2, size) / 15;
+        /* the Jacobians from the coarser reference, forward from 0 and
+         * backward from t1: the largest growth of an error made at any of the
+         * JSEG times t_k, to t1 (amp) and back to 0 (ampb), through the
+         * symplectic inverses Phi(t1, t_k) = Phi(t_k, t1)^-1 and Phi(0, t_k) =
+         * Phi(t_k, 0)^-1.  The largest is not always the whole interval's:
+         * an error made amid a resonance can grow more than one made before
+         * it (seed 488's resonance: 4.6e3 back from t1, 1.7e5 from mid-way;
+         * with the whole interval's alone its reversal came to 0.4 of the
+         * bound, and the tail of 1500 seeds pointed at ~1e-4 failures) */
+        static double Jf[JSEG + 1][NY][NY], Jb[JSEG + 1][NY][NY], Jinv[NY][NY], ysf[JSEG + 1][NY],
+            ysb[JSEG + 1][NY];
+        double sc0[NY], sc1[NY], sck[NY];
+        state_scales(n, y0, sc0);
+        state_scales(n, y1, sc1);
+        r.ref_steps += ref_jacobian(n, m, y0, sc0, t1, jac_eta_factor * eta_ref, Jf, ysf);
+        r.ref_steps += ref_jacobian(n, m, y1, sc1, -t1, jac_eta_factor * eta_ref, Jb, ysb);
+        r.amp = r.ampb = 1.0;
+        for (int k = 1; k <= JSEG; k++) {
+            state_scales(n, ysf[k], sck);
+            symplectic_inverse(n, m, (const double(*)[NY])Jf[k], Jinv);
+            r.ampb = fmax(r.ampb, map_norm(n, m, (const double(*)[NY])Jinv, sck, s0));
+            state_scales(n, ysb[k], sck);
+            symplectic_inverse(n, m, (const double(*)[NY])Jb[k], Jinv);
+            r.amp = fmax(r.amp, map_norm(n, m, (const double(*)[NY])Jinv, sck, size));
         }
     }
     /* back to t = 0 */
     for (int k = nb - 1; k >= 0 && rc == 0; k--) rc = chain_advance(&c, k * dtb, &par, NULL, NULL);
     chain_get_state(&c, xs, vs);
-    r.drev = state_diff(n, (const double(*)[3])xs, (const double(*)[3])x, max_sep(n, (const double(*)[3])x));
+    r.steps_back = c.steps - r.steps;
+    r.drev = state_diff(n, (const double(*)[3])xs, (const double(*)[3])x, s0);
     if (rc != 0) r.dE = HUGE_VAL;
     return r;
 }
 
-static void enc_report(const char *what, const enc_result *r)
+/* The bound on the differences as equivalent errors: the chain keeps the
+ * error of each step to tol (relative); errors of its N steps, of varying
+ * sign and direction, add up to about tol sqrt(N) (the forward run against
+ * the reference), or tol sqrt(N + N_back) (the reversal: both runs' errors).
+ * Each is judged against the largest growth over all directions and all
+ * times, so a difference at the bound is the least error that could explain
+ * it.  Over 1200 seeds the largest of the six (three encounters, forward and
+ * reversal) was 0.12 of its bound (seed 954's resonance: the chain's own
+ * error, the reference converged to 1e-4 of it), 2 seeds above 0.05, 14
+ * above 0.03.  The chain made to run at tol 1e-9 fails it for 38 of 40
+ * seeds, one whose kicks of one link are 1e-9 too strong for 40 of 40. */
+static double enc_bound_fwd(const enc_result *r)
 {
-    printf("# %s: |dE/E| %.2e, |dL|/L %.2e, against RK4 %.2e, after reversal %.2e, error amplification %.1e "
-           "(%lld steps, %lld switches)\n",
-           what, r->dE, r->dL, r->dref, r->drev, r->amp, r->steps, r->switches);
-    CHECK(r->dref / r->amp < 1e-10 && r->drev / r->amp < 1e-10,
-          "%s: final state against RK4 and after reversal, as initial errors: %.2e, %.2e", what,
-          r->dref / r->amp, r->drev / r->amp);
+    return r->tol * sqrt((double)r->steps);
 }
 
-static void test_encounters(void)
+static double enc_bound_rev(const enc_result *r)
 {
-    /* hyperbolic binary-single scattering: v_inf above the critical velocity */
-    {
-        double m[3] = {0.5 + urand(), 0.5 + urand(), 0.5 + urand()}, x[3][3], v[3][3], zero[3] = {0};
+    return r->tol * sqrt((double)(r->steps + r->steps_back));
+}
+
+/* The comparisons (and the Jacobian) take the differences to grow
+ * linearly: an error at the bound must stay below 1e-3 of the size at the
+ * other end.  About 4 % of the binary-binary draws (none of the others)
+ * amplify errors by 1e9 or more (many exchanges): there a 1e-13 error is a
+ * 1e-2 difference and nothing can be compared (seed 318's binary-binary: 6e8
+ * forward, 9e9 back, the reversal returned 1.25 of the size away).  Such a
+ * draw is replaced by another (its energy still checked). */
+static int enc_linear(const enc_result *r)
+{
+    return r->amp * enc_bound_fwd(r) < 1e-3 && r->ampb * enc_bound_rev(r) < 1e-3;
+}
+
+static void enc_report(const char *what, const enc_result *r, int redrawn)
+{
+    double bf = enc_bound_fwd(r), bb = enc_bound_rev(r);
+    if (redrawn)
+        printf("# %s: %d draw%s too chaotic for a linear comparison, replaced\n", what, redrawn, redrawn > 1 ? "s" : "");
+    if (!enc_linear(r)) {
+        SKIP("%s: four draws in a row too chaotic to compare (amplification %.1e, %.1e)", what, r->amp, r->ampb);
+        return;
+    }
+    printf("# %s: |dE/E| %.2e, |dL|/L %.2e, against RK4 %.2e (its own error %.1e), after reversal %.2e, error "
+           "amplification %.1e forward, %.1e backward (%lld + %lld steps, %lld switches; reference %lld steps)\n",
+           what, r->dE, r->dL, r->dref, r->dref_own, r->drev, r->amp, r->ampb, r->steps, r->steps_back, r->switches,
+           r->ref_steps);
+    printf("#   %s as equivalent errors against their bounds: against RK4 %.3e, reference's own %.3e, "
+           "reversal %.3e\n", what, r->dref / r->amp / bf, r->dref_own / r->amp / bf, r->drev / r->ampb / bb);
+    /* the reference's own error (of its eta/2 run; the extrapolated value is
+     * better) must be well below what it is to resolve */
+    CHECK(r->dref / r->amp < bf && r->drev / r->ampb < bb && r->dref_own / r->amp < 0.1 * bf,
+          "%s: final state against RK4 and after reversal, as equivalent errors: %.2e, %.2e (bounds tol sqrt(steps) "
+          "%.1e, %.1e; the reference's own %.1e)", what, r->dref / r->amp, r->drev / r->ampb, bf, bb,
+          r->dref_own / r->amp);
+}
+
+/* Draws an encounter of the given kind (0 hyperbolic binary-single, 1
+ * resonant binary-single, 2 binary-binary): masses, state, end time;
+ * returns the number of bodies. */
+static int draw_encounter(int kind, double *m, double (*x)[3], double (*v)[3], double *t1)
+{
+    double zero[3] = {0};
+    if (kind == 0) {
+        /* hyperbolic binary-single scattering: v_inf above the critical velocity */
+        for (int i = 0; i < 3; i++) m[i] = 0.5 + urand();
         double mb = m[0] + m[1], M = mb + m[2];
         double vc = sqrt(m[0] * m[1] * M / (m[2] * mb * 1.0));
         make_binary(m[0], m[1], 1.0, 0.7 * urand(), zero, zero, x[0], v[0], x[1], v[1]);
         incoming(M, 20.0, 1.5 * urand(), 1.5 * vc, x[2], v[2]);
-        enc_result r = encounter(3, m, x, v, 0.125 * ceil(2 * 20.0 / (1.5 * vc) / 0.125), 0.125, 1e-13, 1e-3);
-        enc_report("hyperbolic binary-single", &r);
-        CHECK(r.dE < 1e-10 && r.dL < 1e-10, "hyperbolic binary-single: energy %.2e and angular momentum %.2e to 1e-10",
-              r.dE, r.dL);
+        *t1 = 0.125 * ceil(2 * 20.0 / (1.5 * vc) / 0.125);
+        return 3;
     }
-    /* bound resonant binary-single: the third body falls in from rest */
-    {
-        double m[3] = {0.5 + urand(), 0.5 + urand(), 0.5 + urand()}, x[3][3], v[3][3], zero[3] = {0};
+    if (kind == 1) {
+        /* bound resonant binary-single: the third body falls in from rest */
+        for (int i = 0; i < 3; i++) m[i] = 0.5 + urand();
         make_binary(m[0], m[1], 1.0, 0.5 * urand(), zero, zero, x[0], v[0], x[1], v[1]);
         incoming(m[0] + m[1] + m[2], 4.0, 0.3 * urand(), 0.0, x[2], v[2]);
         for (int d = 0; d < 3; d++) v[2][d] *= 0.3; /* well below escape: a resonance */
-        /* the RK4 reference at eta 2e-4: at 1e-3 its own error, amplified by
-         * the resonance, took the comparison past 1e-10 for some draws (up to
-         * 2e-10 over 120 seeds); at 2e-4 the largest over 100 seeds was 4e-11 */
-        enc_result r = encounter(3, m, x, v, 20.0, 0.125, 1e-13, 2e-4);
-        enc_report("resonant binary-single", &r);
-        CHECK(r.dE < 1e-10 && r.dL < 1e-10, "resonant binary-single: energy %.2e and angular momentum %.2e to 1e-10",
-              r.dE, r.dL);
+        *t1 = 20.0;
+        return 3;
     }
     /* binary-binary: a wide and a tighter pair, slowly approaching */
-    {
-        double m[4], x[4][3], v[4][3], xa[3] = {0}, va[3] = {0};
-        for (int i = 0; i < 4; i++) m[i] = 0.5 + urand();
-        double xb[3], vb[3], M = m[0] + m[1] + m[2] + m[3];
-        incoming(M, 12.0, 1.0 * urand(), 0.5, xb, vb);
-        make_binary(m[0], m[1], 1.0, 0.5 * urand(), xa, va, x[0], v[0], x[1], v[1]);
-        make_binary(m[2], m[3], 0.7, 0.5 * urand(), xb, vb, x[2], v[2], x[3], v[3]);
-        enc_result r = encounter(4, m, x, v, 20.0, 0.125, 1e-13, 1e-3);
-        enc_report("binary-binary", &r);
-        CHECK(r.dE < 1e-10 && r.dL < 1e-10, "binary-binary: energy %.2e and angular momentum %.2e to 1e-10", r.dE, r.dL);
+    for (int i = 0; i < 4; i++) m[i] = 0.5 + urand();
+    double xb[3], vb[3], M = m[0] + m[1] + m[2] + m[3];
+    incoming(M, 12.0, 1.0 * urand(), 0.5, xb, vb);
+    make_binary(m[0], m[1], 1.0, 0.5 * urand(), zero, zero, x[0], v[0], x[1], v[1]);
+    make_binary(m[2], m[3], 0.7, 0.5 * urand(), xb, vb, x[2], v[2], x[3], v[3]);
+    *t1 = 20.0;
+    return 4;
+}
+
+static void test_encounters(void)
+{
+    static const char *what[3] = {"hyperbolic binary-single", "resonant binary-single", "binary-binary"};
+    for (int kind = 0; kind < 3; kind++) {
+        enc_result r;
+        double dE = 0, dL = 0;
+        int draws = 0;
+        do {
+            double m[4], x[4][3], v[4][3], t1;
+            int n = draw_encounter(kind, m, x, v, &t1);
+            /* reference at eta 1e-3 and 5e-4: its own error (of the 5e-4 run, the
+             * extrapolation's is smaller) at most 4e-3 of the bound over 1500
+             * seeds (at 2e-3 and 1e-3: 6e-2, against the 0.1 required) */
+            r = encounter(n, m, x, v, t1, 0.125, 1e-13, 1e-3);
+            dE = fmax(dE, r.dE);
+            dL = fmax(dL, r.dL);
+        } while (!enc_linear(&r) && ++draws < 4);
+        enc_report(what[kind], &r, draws);
+        CHECK(dE < 1e-10 && dL < 1e-10, "%s: energy %.2e and angular momentum %.2e to 1e-10 (%d draw%s)", what[kind],
+              dE, dL, draws + 1, draws ? "s" : "");
     }
 }
 
@@ -677,7 +934,7 @@ static void test_membership(void)
     double err0 = chain_energy(&c) + c.B, b0 = c.B;
     /* remove each member in turn (ends and middle of the chain) and add it back */
     int ok_book = 1, ok_state = 1, ok_de = 1, ok_back = 1;
-    double worst = 0;
+    double worst = 0, rat_hand = 0, rat_back = 0;
     for (int k = 0; k < 4; k++) {
         chain c2 = c;
         double xc2[3], vc2[3], xr[3], vr[3], de, de2;
@@ -693,11 +950,38 @@ static void test_membership(void)
             }
         double dvv[3] = {vs[k][0] - rel[0], vs[k][1] - rel[1], vs[k][2] - rel[2]};
         double de_hand = -(0.5 * mu * (dvv[0] * dvv[0] + dvv[1] * dvv[1] + dvv[2] * dvv[2]) - pot);
+        /* Rounding floors of the energy comparisons below.  de is a difference
+         * of energies, not small against its terms: a member caught near a
+         * pericentre (r ~ 0.01) has |de| ~ 30 |B|.  A position error dr of the
+         * member changes its potential by sum_j m_k m_j dr / r_kj^2, a velocity
+         * error dv its kinetic energy by mu |dvv| dv.  de_hand is computed from
+         * c.m.-frame coordinates (rounded at eps of the largest |x|, |v| of the
+         * members, xmax, vmax); the round trip out and back in goes through the
+         * caller's frame (eps |xcm|, eps |vcm|).  dpot, dkin: those energy
+         * changes per unit position and velocity error.  And the module's de
+         * is E_new - E_old, each a sum of terms up to T + |W| of the whole
+         * chain (the close pair's), rounded at eps of that, tw.  Each side
+         * takes a few roundings of these: bound 8 of the floor (over 1e5
+         * seeds the largest was 1.6 of it; the fixed 1e-11 |B| it replaces
+         * failed at 3e-4 of seeds, a member at r ~ 0.01 of a neighbour, and
+         * the by-hand 1e-13 |B| at 1e-4, the energy sum rounding at |W| ~ 100) */
+        double dpot = 0, xmax = 0, vmax = 0, tw = 0;
+        for (int j = 0; j < 4; j++) {
+            xmax = fmax(xmax, len3(xs[j]));
+            vmax = fmax(vmax, len3(vs[j]));
+            tw += 0.5 * m[j] * (vs[j][0] * vs[j][0] + vs[j][1] * vs[j][1] + vs[j][2] * vs[j][2]);
+            for (int l = j + 1; l < 4; l++) tw += m[j] * m[l] / dist3(xs[j], xs[l]);
+            if (j != k) dpot += m[k] * m[j] / (dist3(xs[k], xs[j]) * dist3(xs[k], xs[j]));
+        }
+        double dkin = mu * len3(dvv);
+        double floor_hand = DBL_EPSILON * (tw + dpot * xmax + dkin * vmax);
+        double floor_back = DBL_EPSILON * (tw + dpot * (len3(xcm) + xmax) + dkin * (len3(vcm) + vmax));
         chain_remove_member(&c2, i, xr, vr, xc2, vc2, &de);
         double err1 = chain_energy(&c2) + c2.B;
         worst = fmax(worst, fabs(err1 - err0) / fabs(b0));
         if (fabs(err1 - err0) > 1e-14 * fabs(b0)) ok_book = 0;
-        if (fabs(de - de_hand) > 1e-13 * fabs(b0)) ok_de = 0;
+        rat_hand = fmax(rat_hand, fabs(de - de_hand) / floor_hand);
+        if (fabs(de - de_hand) > 8 * floor_hand) ok_de = 0;
         double xabs[3], vabs[3];
         for (int d = 0; d < 3; d++) {
             xabs[d] = xcm[d] + xs[k][d];
@@ -721,12 +1005,14 @@ static void test_membership(void)
         chain_add_member(&c2, m[k], xr, vr, id[k], xc2, vc2, &de2);
         double err2 = chain_energy(&c2) + c2.B;
         /* out and back through the caller's frame at ~100: 2e-14 on a separation of ~0.3 */
-        if (fabs(err2 - err0) > 1e-14 * fabs(b0) || fabs(de + de2) > 1e-11 * fabs(b0) ||
+        rat_back = fmax(rat_back, fabs(de + de2) / floor_back);
+        if (fabs(err2 - err0) > 1e-14 * fabs(b0) || fabs(de + de2) > 8 * floor_back ||
             dist3(xc2, xcm) > 1e-13 * len3(xcm) || dist3(vc2, vcm) > 1e-13 || chain_find(&c2, id[k]) != 3)
             ok_back = 0;
         worst = fmax(worst, fabs(err2 - err0) / fabs(b0));
     }
-    printf("# membership: E + B changed by at most %.2e of B over 4 removals and re-additions\n", worst);
+    printf("# membership: E + B changed by at most %.2e of B over 4 removals and re-additions; energy changes "
+           "against their rounding floors: by hand %.2f, out and back %.2f\n", worst, rat_hand, rat_back);
     CHECK(ok_book, "membership: removing a member changes B by exactly the internal energy change (E + B kept to rounding)");
     CHECK(ok_de, "membership: the returned energy change is the body's reduced-mass kinetic + potential energy with the rest");
     CHECK(ok_state, "membership: the removed body and the remaining members keep their positions and velocities");
