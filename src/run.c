@@ -599,10 +599,17 @@ static void units_text(const deck *dk, double deck_zmbar, int n, char *buf, size
 static void header_notes(const deck *dk, double deck_zmbar, const run_options *o, char *buf,
                          size_t len)
 {
-    char ic[512], units[512];
+    char ic[512], units[512], field[512] = "";
     ic_describe(dk, o->ic_file, ic, sizeof ic);
     units_text(dk, deck_zmbar, dk->n, units, sizeof units);
-    snprintf(buf, len, "initial conditions: %s\n%s\n%s", ic, units, dk->notes);
+    tide td;
+    char terr[256];
+    if (dk->kz[14] > 0 && tide_init(&td, dk, dk->n, terr, sizeof terr) == 0) {
+        char t[400];
+        tide_describe(&td, dk, 1.0, t, sizeof t);
+        snprintf(field, sizeof field, "tidal field: %s\n", t);
+    }
+    snprintf(buf, len, "initial conditions: %s\n%s\n%s%s", ic, units, field, dk->notes);
 }
 
 /* The deck's "accepted, not active" and "diagnostics only" notes go to the
