@@ -170,6 +170,7 @@ static void refusal_reason(int k, char *buf, size_t len)
         return;
     case 7:
     case 8:
+    case 23:
         snprintf(buf, len, "%s: negative values have no meaning (refused); use 0 or more", meaning);
         return;
     case 2:
