@@ -16,6 +16,10 @@
  *     M2 = (1 - RATIO) M of the c.m. mass M (N counts a binary once; the run
  *     has N + NBIN0 bodies); NSKIP > 0 with RATIO < 1 takes every
  *     (NSKIP+1)-th of the heaviest (NSKIP+1) NBIN0 masses for the binaries;
+ *     with KZ(20) >= 2 (only Kroupa's 6, 7 get this far: ic.c) imf2.f has
+ *     drawn the components (imf_kroupa_binaries) and binpop.f splits each
+ *     c.m. body in their ratio, RATIO and NSKIP unused; N counts a binary
+ *     once, as for RATIO < 1;
  *   - the orbits: eccentricity ECC0, or thermal (f(e) = 2e) for ECC0 < 0;
  *     semi-major axis SEMI0, or flat in log a between SEMI0/RANGE and SEMI0
  *     for RANGE > 0, or with KZ(8) = 4 from Kroupa's (1995, MNRAS 277, 1491,
@@ -47,6 +51,12 @@ int binpop_on(const deck *d)
     return (d->kz[8] == 1 || d->kz[8] >= 3) && d->nbin0 > 0;
 }
 
+/* binpop.f's own test: KZ(20) >= 2 means imf2.f has made the components. */
+int binpop_imf_pairs(const deck *d)
+{
+    return binpop_on(d) && d->kz[20] >= 2;
+}
+
 /* Where the binaries and the singles come from in the model's n bodies. */
 typedef struct layout {
     int nbin;         /* binaries */
@@ -66,9 +76,12 @@ static layout layout_of(const deck *d)
         return L;
     L.nbin = d->nbin0;
     L.dormant = d->idorm > 0;
-    const int moved = d->nskip == 0 || d->ratio < 1.0;
+    /* imf2.f's pairs: binpop.f goes straight to moving the singles up and
+     * N grows by NBIN0, as with RATIO < 1 */
+    const int split = d->ratio < 1.0 || binpop_imf_pairs(d);
+    const int moved = d->nskip == 0 || split;
     L.first_single = moved ? L.nbin : 2 * L.nbin;
-    L.nsing = d->ratio < 1.0 ? d->n - L.nbin : d->n - 2 * L.nbin;
+    L.nsing = split ? d->n - L.nbin : d->n - 2 * L.nbin;
     return L;
 }
 
@@ -194,19 +207,37 @@ static void copy_body(double *m, double (*x)[3], double (*v)[3], int to, double 
     memcpy(v[to], vi, sizeof(double[3]));
 }
 
-int binpop_make(const deck *d, double munit, double *mm, const double (*mx)[3],
-                const double (*mv)[3], double *m, double (*x)[3], double (*v)[3], double *ebin0)
+/* Binary k's component masses from its c.m. body's mass mb: imf2.f's pair
+ * (primary[k] the heavier one's share), or by RATIO. */
+static void components(const deck *d, const double *primary, int k, double mb, double *m1,
+                       double *m2)
+{
+    if (primary) {
+        *m1 = primary[k] * mb;
+        *m2 = mb - *m1; /* the c.m. body's mass exactly */
+    } else if (d->ratio == 1.0) {
+        *m1 = *m2 = mb;
+    } else {
+        *m1 = d->ratio * mb;
+        *m2 = (1.0 - d->ratio) * mb;
+    }
+}
+
+int binpop_make(const deck *d, double munit, const double *primary, double *mm,
+                const double (*mx)[3], const double (*mv)[3], double *m, double (*x)[3],
+                double (*v)[3], double *ebin0)
 {
     const layout L = layout_of(d);
     *ebin0 = 0.0;
-    if (d->ratio < 1.0 && d->nskip > 0 && skip_masses(L.nbin, d->nskip, mm))
+    if ((primary != NULL) != binpop_imf_pairs(d))
+        return -2; /* the caller's contract, not the deck's */
+    if (!primary && d->ratio < 1.0 && d->nskip > 0 && skip_masses(L.nbin, d->nskip, mm))
         return -1;
     rng r;
     rng_seed(&r, (uint64_t)(int64_t)d->nrand ^ BINPOP_SEED_SALT);
     for (int k = 0; k < L.nbin; k++) {
-        const double mb = mm[k];
-        const double m1 = d->ratio == 1.0 ? mb : d->ratio * mb;
-        const double m2 = d->ratio == 1.0 ? mb : (1.0 - d->ratio) * mb;
+        double m1, m2;
+        components(d, primary, k, mm[k], &m1, &m2);
         const elements el = draw_elements(d, m1 + m2, munit, &r);
         if (L.dormant) {
             copy_body(m, x, v, k, m1 + m2, mx[k], mv[k]);
@@ -246,7 +277,12 @@ void binpop_describe(const deck *d, char *buf, size_t len)
         snprintf(ecc, sizeof ecc, "thermal e");
     else
         snprintf(ecc, sizeof ecc, "e = %g", d->ecc0);
-    snprintf(buf, len, ", %d primordial binaries (KZ(8) = %d%s): %s, %s, RATIO %g, NSKIP %d",
-             d->nbin0, d->kz[8], d->idorm > 0 ? ", dormant (IDORM)" : "", semi, ecc, d->ratio,
-             d->nskip);
+    char masses[160];
+    if (binpop_imf_pairs(d))
+        snprintf(masses, sizeof masses, "components paired from the IMF's draws (imf2.f%s)",
+                 d->kz[20] == 7 ? ", m2/m1 -> (m2/m1)^0.4" : "");
+    else
+        snprintf(masses, sizeof masses, "RATIO %g, NSKIP %d", d->ratio, d->nskip);
+    snprintf(buf, len, ", %d primordial binaries (KZ(8) = %d%s): %s, %s, %s", d->nbin0, d->kz[8],
+             d->idorm > 0 ? ", dormant (IDORM)" : "", semi, ecc, masses);
 }

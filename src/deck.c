@@ -571,11 +571,13 @@ static int check_nbin0(lexer *lx, deck *d)
         return 0; /* NBODY6 tests NBIN0 > 0 everywhere: a negative count is none */
     const int kz8 = d->kz[8];
     if (kz8 == 1 || kz8 >= 3) {
-        if (d->kz[20] >= 2)
+        /* KZ(20) >= 2: binpop.f takes imf2.f's pairs of draws; the policy
+         * lets only Kroupa's 6, 7 through, this keeps any other out */
+        if (d->kz[20] >= 2 && d->kz[20] != 6 && d->kz[20] != 7)
             return fail_at(lx, line_of(lx, "NBIN0"),
-                           "NBIN0: %d primordial binaries with KZ(20) = %d: the pairing of the "
-                           "binaries' masses drawn by imf2.f is not implemented (refused); use "
-                           "KZ(20) = 0 with RATIO, or NBIN0 = 0",
+                           "NBIN0: %d primordial binaries with KZ(20) = %d: imf2.f's pairing "
+                           "of the binaries' masses exists here only for KZ(20) = 6, 7 "
+                           "(refused); use KZ(20) = 0 with RATIO, or NBIN0 = 0",
                            d->nbin0, d->kz[20]);
         return 0;
     }
@@ -673,16 +675,29 @@ static int binpop_line_needed(const deck *d)
     return d->kz[8] == 1 || d->kz[8] >= 3;
 }
 
+/* binpop.f ignores RATIO and NSKIP when imf2.f has paired the masses
+ * (KZ(20) >= 2; deck.c lets only 6, 7 through with binaries). */
+static int imf_paired(const deck *d)
+{
+    return d->kz[20] >= 2 && d->nbin0 > 0;
+}
+
 /* The binaries that the BINPOP line asks for must exist in the N bodies:
  * RATIO = 1 turns body i into two bodies of its mass and drops as many
  * bodies of the model (N counts both components), RATIO < 1 splits body i
  * (N counts the binary once); NSKIP > 0 takes every (NSKIP+1)-th of the
- * first (NSKIP+1) NBIN masses. */
+ * first (NSKIP+1) NBIN masses; imf2.f's pairs are NBIN0 of the N bodies
+ * (N counts a binary once). */
 static int check_binpop_fits(lexer *lx, const deck *d)
 {
     const long nb = d->nbin0 > 0 ? d->nbin0 : 0;
     if (nb == 0)
         return 0;
+    if (imf_paired(d))
+        return nb > d->n ? fail_at(lx, line_of(lx, "NBIN0"), "NBIN0: %ld binaries from the "
+                                   "IMF's draws need at least as many of the N = %d bodies",
+                                   nb, d->n)
+                         : 0;
     if (d->ratio == 1.0 && 2 * nb > d->n)
         return fail_at(lx, line_of(lx, "RATIO"),
                        "RATIO: 1 makes each of NBIN0 = %ld binaries from one body and drops "
@@ -712,7 +727,7 @@ static int read_binpop_line(lexer *lx, deck *d)
                        d->icirc == 1 ? "eigen-evolution of Kroupa & Mardling, tcirc.f"
                        : d->icirc == 2 ? "Kroupa (1995) pre-main-sequence evolution, proto_star.f"
                                        : "not an NBODY6 value: 0, 1, 2");
-    if (!(d->ratio > 0.0 && d->ratio <= 1.0))
+    if (!imf_paired(d) && !(d->ratio > 0.0 && d->ratio <= 1.0))
         return fail_at(lx, line_of(lx, "RATIO"),
                        "RATIO: %g is not a mass fraction M1/(M1 + M2) in (0, 1]", d->ratio);
     if (!(d->ecc0 < 1.0))
@@ -722,7 +737,7 @@ static int read_binpop_line(lexer *lx, deck *d)
     if (d->kz[8] != 4 && d->nbin0 > 0 && !(d->semi0 > 0.0))
         return fail_at(lx, line_of(lx, "SEMI0"),
                        "SEMI0: the binaries' semi-major axis must be positive, found %g", d->semi0);
-    if (d->nskip < 0)
+    if (!imf_paired(d) && d->nskip < 0)
         return fail_at(lx, line_of(lx, "NSKIP"), "NSKIP: must not be negative, found %d",
                        d->nskip);
     return check_binpop_fits(lx, d);

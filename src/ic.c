@@ -5,8 +5,10 @@
  *            power law, 1 Scalo, 6/7 Kroupa 2001), then KZ(5) = 0 uniform
  *            sphere or 1 Plummer, then scale_standard with Q.  One generator
  *            seeded by NRAND serves both: the Kroupa masses take its first N
- *            uniforms, the model the rest (NBODY6's SETUP likewise continues
- *            imf2.f's random sequence); the other mass functions draw none.
+ *            uniforms (N + NBIN0 with primordial binaries, whose components
+ *            imf2.f pairs from the first 2 NBIN0 draws), the model the rest
+ *            (NBODY6's SETUP likewise continues imf2.f's random sequence);
+ *            the other mass functions draw none.
  *            (KZ(22) = 1 also writes dat.10: the caller's job.)
  *   KZ(22) = 2: N bodies from the file, then scale_standard with Q.  With
  *            KZ(20) = 1, 6, 7 (and unequal BODY1, BODYN) NBODY6's data.f
@@ -65,24 +67,65 @@ static int check_mass_limits(const deck *d, char *err, size_t errlen)
                  "(NBODY6's imfbd.f stops too)", d->kz[20], d->body1, d->bodyn);
         return 1;
     }
-    /* With NBIN0 > 0 imf2.f draws N + NBIN0 stars and pairs the first
-     * 2 NBIN0 into binaries (7: ratio q -> q^0.4 at the same total), and
-     * binpop.f takes those components instead of RATIO and NSKIP: not the
-     * split of the heaviest bodies that binpop.c makes for KZ(20) = 0. */
-    if (is_kroupa(d->kz[20]) && d->nbin0 > 0) {
-        snprintf(err, errlen, "KZ(20) = %d with NBIN0 = %d: NBODY6 makes the binaries from "
-                 "pairs of independent IMF draws (imf2.f%s; RATIO and NSKIP ignored); not "
-                 "implemented (refused): use KZ(20) = 0 with primordial binaries", d->kz[20],
-                 d->nbin0, d->kz[20] == 7 ? ", mass ratios correlated as q^0.4" : "");
+    return 0;
+}
+
+/* The masses come from a mass function in Msun (not equal, not a file). */
+static int imf_masses(const deck *d)
+{
+    return d->kz[22] <= 1 && !equal_mass_deck(d) && d->n > 1;
+}
+
+/* With NBIN0 > 0 and KZ(20) >= 2 NBODY6's imf2.f draws the binaries'
+ * components and binpop.f takes them (BODY0) instead of RATIO and NSKIP.
+ * Only Kroupa's 6, 7 drawn for a model get here with such components: with
+ * equal masses or a file imf2.f never runs and binpop.f would take masses
+ * nobody drew, and with KZ(8) = 0, 2 imf2.f would draw N + NBIN0 stars that
+ * binpop.f never splits (deck.c refuses those decks first). */
+static int check_imf_binaries(const deck *d, char *err, size_t errlen)
+{
+    if (d->nbin0 <= 0 || d->kz[20] < 2)
+        return 0;
+    if (binpop_imf_pairs(d) && !(is_kroupa(d->kz[20]) && imf_masses(d))) {
+        snprintf(err, errlen, "KZ(20) = %d with NBIN0 = %d: binpop.f takes the binaries' "
+                 "masses from imf2.f's Kroupa draws, which %s (refused): use KZ(20) = 0 with "
+                 "RATIO", d->kz[20], d->nbin0,
+                 !is_kroupa(d->kz[20]) ? "exist only for KZ(20) = 6, 7"
+                 : d->kz[22] >= 2      ? "a KZ(22) >= 2 file does not have"
+                                       : "equal masses (ALPHAS = 1 or BODY1 = BODYN) never make");
+        return 1;
+    }
+    if (!binpop_on(d) && imf_masses(d)) {
+        snprintf(err, errlen, "KZ(20) = %d with NBIN0 = %d and KZ(8) = %d: imf2.f's pairs "
+                 "become binaries only through binpop.f, KZ(8) = 1 or >= 3 (refused)",
+                 d->kz[20], d->nbin0, d->kz[8]);
+        return 1;
+    }
+    if (binpop_imf_pairs(d) && d->nbin0 > d->n) {
+        snprintf(err, errlen, "NBIN0 = %d binaries from the IMF's draws: more than the N = %d "
+                 "bodies (N counts a binary once)", d->nbin0, d->n);
         return 1;
     }
     return 0;
 }
 
+/* Kroupa masses: with imf2.f's binaries the first NBIN0 are their c.m.
+ * masses and primary (not NULL) gets each one's heavier share; the Msun mean
+ * over N, or -1. */
+static double kroupa_masses(const deck *d, rng *r, double *m, double *primary)
+{
+    if (binpop_imf_pairs(d))
+        return imf_kroupa_binaries(d->n, d->nbin0, d->kz[20] == 7, d->body1, d->bodyn, r, m,
+                                   primary);
+    return imf_kroupa(d->n, d->body1, d->bodyn, r, m);
+}
+
 /* The masses, scaled to mean 1, and their mean in Msun (1 for equal
- * masses).  Only the Kroupa function draws from r: one uniform per body. */
-static int make_masses(const deck *d, rng *r, double *m, double *mean_msun, char *err,
-                       size_t errlen)
+ * masses).  Only the Kroupa function draws from r: one uniform per star.
+ * primary: binary k's heavier component over its c.m. mass m[k] where
+ * imf2.f pairs the draws (binpop_imf_pairs), else untouched; may be NULL. */
+static int make_masses(const deck *d, rng *r, double *m, double *primary, double *mean_msun,
+                       char *err, size_t errlen)
 {
     *mean_msun = 1.0;
     if (equal_mass_deck(d)) {
@@ -100,8 +143,11 @@ static int make_masses(const deck *d, rng *r, double *m, double *mean_msun, char
         return 0;
     case 6:
     case 7:
-        *mean_msun = imf_kroupa(d->n, d->body1, d->bodyn, r, m);
-        return 0;
+        *mean_msun = kroupa_masses(d, r, m, primary);
+        if (*mean_msun > 0.0)
+            return 0;
+        snprintf(err, errlen, "out of memory for the %d Kroupa masses", d->n + d->nbin0);
+        return 1;
     default:
         snprintf(err, errlen, "KZ(20) = %d: mass function not available (0 power law, "
                  "1 Scalo, 6 and 7 Kroupa 2001)", d->kz[20]);
@@ -109,14 +155,14 @@ static int make_masses(const deck *d, rng *r, double *m, double *mean_msun, char
     }
 }
 
-static int make_model(const deck *d, double *m, double (*x)[3], double (*v)[3], char *err,
-                      size_t errlen)
+static int make_model(const deck *d, double *m, double *primary, double (*x)[3],
+                      double (*v)[3], char *err, size_t errlen)
 {
     rng r;
     /* A negative NRAND still names one seed: its two's-complement bits. */
     rng_seed(&r, (uint64_t)(int64_t)d->nrand);
     double mean_msun;
-    if (make_masses(d, &r, m, &mean_msun, err, errlen))
+    if (make_masses(d, &r, m, primary, &mean_msun, err, errlen))
         return 1;
     switch (d->kz[5]) {
     case 0:
@@ -146,9 +192,9 @@ static int scale_with_tide(const deck *d, double *m, double (*x)[3], double (*v)
 }
 
 /* The model or the file, scaled: the deck's N bodies before any binary is
- * split (ic_make below adds the binaries). */
-static int make_unsplit(const deck *d, const char *ic_file, double *m, double (*x)[3],
-                        double (*v)[3], char *err, size_t errlen)
+ * split (ic_make below adds the binaries; primary as make_masses). */
+static int make_unsplit(const deck *d, const char *ic_file, double *m, double *primary,
+                        double (*x)[3], double (*v)[3], char *err, size_t errlen)
 {
     const int kz22 = d->kz[22];
     const char *path = ic_file ? ic_file : DEFAULT_IC_FILE;
@@ -171,7 +217,7 @@ static int make_unsplit(const deck *d, const char *ic_file, double *m, double (*
     }
     int status;
     if (kz22 <= 1)
-        status = make_model(d, m, x, v, err, errlen);
+        status = make_model(d, m, primary, x, v, err, errlen);
     else if (snapshot_is_hdf5(path))
         status = snapshot_read_bodies(path, d->n, m, x, v, err, errlen);
     else
@@ -189,12 +235,6 @@ static int make_unsplit(const deck *d, const char *ic_file, double *m, double (*
     return status;
 }
 
-/* The masses come from a mass function in Msun (not equal, not a file). */
-static int imf_masses(const deck *d)
-{
-    return d->kz[22] <= 1 && !equal_mass_deck(d) && d->n > 1;
-}
-
 /* The mean mass in Msun of the deck's N bodies before binpop.c. */
 static double model_mean_msun(const deck *d)
 {
@@ -208,7 +248,7 @@ static double model_mean_msun(const deck *d)
     rng_seed(&r, (uint64_t)(int64_t)d->nrand); /* as make_model: the same draws */
     double mean;
     char err[256];
-    const int bad = make_masses(d, &r, m, &mean, err, sizeof err);
+    const int bad = make_masses(d, &r, m, NULL, &mean, err, sizeof err);
     free(m);
     return !bad && mean > 0.0 && isfinite(mean) ? mean : fallback;
 }
@@ -251,23 +291,29 @@ static void describe_unsplit(const deck *d, const char *ic_file, char *buf, size
 int ic_make(const deck *d, const char *ic_file, double *m, double (*x)[3], double (*v)[3],
             char *err, size_t errlen)
 {
+    if (check_imf_binaries(d, err, errlen))
+        return 1;
     if (!binpop_on(d))
-        return make_unsplit(d, ic_file, m, x, v, err, errlen);
+        return make_unsplit(d, ic_file, m, NULL, x, v, err, errlen);
     /* the model's N bodies, then the binaries split from its first NBIN0 */
     const size_t n = (size_t)(d->n > 0 ? d->n : 1);
     double *mm = malloc(sizeof(double) * n);
     double(*mx)[3] = malloc(sizeof(double[3]) * n), (*mv)[3] = malloc(sizeof(double[3]) * n);
+    /* imf2.f's components: each binary's heavier share of its c.m. mass */
+    double *primary = binpop_imf_pairs(d) ? malloc(sizeof(double) * n) : NULL;
     int status = 1;
     double ebin0;
-    if (!mm || !mx || !mv)
+    if (!mm || !mx || !mv || (binpop_imf_pairs(d) && !primary))
         snprintf(err, errlen, "out of memory for %d bodies", d->n);
-    else if ((status = make_unsplit(d, ic_file, mm, mx, mv, err, errlen)) == 0 &&
-             (status = binpop_make(d, model_mean_msun(d) * d->n, mm, (const double(*)[3])mx,
-                                   (const double(*)[3])mv, m, x, v, &ebin0)) != 0)
+    else if ((status = make_unsplit(d, ic_file, mm, primary, mx, mv, err, errlen)) == 0 &&
+             (status = binpop_make(d, model_mean_msun(d) * d->n, primary, mm,
+                                   (const double(*)[3])mx, (const double(*)[3])mv, m, x, v,
+                                   &ebin0)) != 0)
         snprintf(err, errlen, "out of memory for the primordial binaries");
     free(mm);
     free(mx);
     free(mv);
+    free(primary);
     return status;
 }
 

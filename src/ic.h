@@ -43,6 +43,19 @@ double imf_scale_to_mean_one(int n, double *m);
 int imf_kroupa_range(double body1, double bodyn, double *lo, double *hi);
 void imf_kroupa_draw(int n, double lo, double hi, rng *r, double *m_msun);
 double imf_kroupa(int n, double body1, double bodyn, rng *r, double *m);
+/* imf2.f with NBIN0 = nbin > 0 primordial binaries: n + nbin draws from r,
+ * draws 2k, 2k+1 (0-based, k < nbin) paired as binary k's components, the
+ * rest singles.  m[0..nbin-1] the binaries' c.m. masses, heaviest first,
+ * m[nbin..n-1] the singles, heaviest first, all scaled to mean 1 over n;
+ * primary[k] (when not NULL) binary k's heavier component over its c.m.
+ * mass.  correlated (KZ(20) = 7): each pair's m2/m1 -> (m2/m1)^0.4 at the
+ * same total.  Returns the Msun total of the n + nbin draws over n (imf2.f's
+ * ZMBAR), or -1 for a refused range, nbin outside [0, n], or no memory.
+ * imf_pair_components: one pair of draws a, b as imf2.f makes it, the
+ * heavier m1 first. */
+double imf_kroupa_binaries(int n, int nbin, int correlated, double body1, double bodyn, rng *r,
+                           double *m, double *primary);
+void imf_pair_components(double a, double b, int correlated, double *m1, double *m2);
 
 /* Positions and velocities in the model's own units, centre of mass removed. */
 void model_plummer(int n, const double *m, rng *r, double (*x)[3], double (*v)[3]);
@@ -89,9 +102,12 @@ void ic_describe(const deck *d, const char *ic_file, char *buf, size_t len);
 
 /* ---- primordial binaries (binpop.c, NBODY6's binpop.f) ----
  * binpop_on: KZ(8) = 1 or >= 3 with NBIN0 > 0.
+ * binpop_imf_pairs: binpop_on with KZ(20) >= 2: the components are imf2.f's
+ *   pairs of draws (imf_kroupa_binaries), RATIO and NSKIP unused.
  * ic_body_count: the bodies ic_make gives, NBODY6's N after binpop.f: the
- *   deck's N, + NBIN0 with RATIO < 1 (N counted each binary once), - NBIN0
- *   with IDORM > 0 and RATIO = 1; the arrays given to ic_make have this size.
+ *   deck's N, + NBIN0 with RATIO < 1 or imf2.f's pairs (N counted each
+ *   binary once), - NBIN0 with IDORM > 0 and RATIO = 1; the arrays given to
+ *   ic_make have this size.
  * ic_primordial_pairs: pairs (slots 2k, 2k+1, k < this) that the start-up
  *   regularises where their separation is below RMIN (start.f): the binpop
  *   binaries (none when dormant), or with KZ(8) = 0, 2 the first NBIN0 pairs
@@ -99,14 +115,18 @@ void ic_describe(const deck *d, const char *ic_file, char *buf, size_t len);
  * binpop_make: from the scaled model (mm, mx, mv: the deck's N bodies, mm
  *   reordered in place by NSKIP) to the ic_body_count(d) bodies m, x, v:
  *   binaries first (components 2k, 2k+1), then the singles, c.m. at rest;
- *   munit is the Msun per N-body mass unit (KZ(8) = 4's periods); *ebin0 the
- *   binaries' binding energy sum -m1 m2/(2a).  Returns 0, -1 out of memory.
+ *   munit is the Msun per N-body mass unit (KZ(8) = 4's periods); primary
+ *   (exactly when binpop_imf_pairs) binary k's heavier component over mm[k],
+ *   else NULL; *ebin0 the binaries' binding energy sum -m1 m2/(2a).  Returns
+ *   0, -1 out of memory, -2 for primary given against binpop_imf_pairs.
  * binpop_describe: ", NBIN0 primordial binaries (...)" for the log, or "". */
 int binpop_on(const deck *d);
+int binpop_imf_pairs(const deck *d);
 int ic_body_count(const deck *d);
 int ic_primordial_pairs(const deck *d);
-int binpop_make(const deck *d, double munit, double *mm, const double (*mx)[3],
-                const double (*mv)[3], double *m, double (*x)[3], double (*v)[3], double *ebin0);
+int binpop_make(const deck *d, double munit, const double *primary, double *mm,
+                const double (*mx)[3], const double (*mv)[3], double *m, double (*x)[3],
+                double (*v)[3], double *ebin0);
 void binpop_describe(const deck *d, char *buf, size_t len);
 
 #endif

@@ -27,11 +27,14 @@
  * makes it ZMBAR.
  *
  * KZ(20) = 6 and 7 draw the same masses; they differ only in how imf2.f
- * pairs the masses of primordial binaries (NBIN0 > 0): 7 replaces each
- * pair's ratio q = m1/m2 by q^0.4 at the same total (Eggleton's correlation),
- * 6 keeps the random pairing, and binpop.f takes those components instead of
- * splitting bodies by RATIO.  Not done here: ic.c refuses 6 and 7 with
- * NBIN0 > 0. */
+ * pairs the masses of primordial binaries (NBIN0 > 0, imf_kroupa_binaries):
+ * it draws N + NBIN0 masses (N counts a binary once), draws 2k-1 and 2k
+ * (1-based) are binary k's components, the rest the N - NBIN0 singles.  6
+ * keeps the random pairing; 7 replaces each pair's ratio m2/m1 <= 1 by its
+ * 0.4th power at the same total (Eggleton's correlation: more equal
+ * components).  The binaries' c.m. masses come first, heaviest first, then
+ * the singles, heaviest first; ZMBAR is the total of all N + NBIN0 draws
+ * over N, and binpop.f takes the components instead of splitting by RATIO. */
 #include <math.h>
 #include <stdlib.h>
 #include "ic.h"
@@ -119,5 +122,73 @@ double imf_kroupa(int n, double body1, double bodyn, rng *r, double *m)
         return -1.0;
     imf_kroupa_draw(n, lo, hi, r, m);
     qsort(m, (size_t)n, sizeof *m, heavier_first);
+    return imf_scale_to_mean_one(n, m);
+}
+
+void imf_pair_components(double a, double b, int correlated, double *m1, double *m2)
+{
+    *m1 = fmax(a, b);
+    *m2 = fmin(a, b);
+    if (!correlated)
+        return;
+    /* imf2.f: with R = m1/m2 >= 1, m2' = M/(1 + R^0.4), m1' = M - m2', so
+     * m2'/m1' = (m2/m1)^0.4 and m1' + m2' = M exactly as written */
+    const double total = *m1 + *m2;
+    *m2 = total / (1.0 + pow(*m1 / *m2, 0.4));
+    *m1 = total - *m2;
+}
+
+/* A binary while it is sorted: its c.m. mass and its primary's share. */
+typedef struct pair_mass {
+    double mass, primary;
+} pair_mass;
+
+static int pair_heavier_first(const void *pa, const void *pb)
+{
+    const double a = ((const pair_mass *)pa)->mass, b = ((const pair_mass *)pb)->mass;
+    return (a < b) - (a > b);
+}
+
+/* The first 2 nbin draws paired in draw order into nbin binaries, sorted by
+ * c.m. mass (imf2.f sorts the sums and carries the components along). */
+static void pair_draws(int nbin, int correlated, const double *draw, pair_mass *p)
+{
+    for (int k = 0; k < nbin; k++) {
+        double m1, m2;
+        imf_pair_components(draw[2 * k], draw[2 * k + 1], correlated, &m1, &m2);
+        p[k].mass = m1 + m2;
+        p[k].primary = m1 / p[k].mass;
+    }
+    qsort(p, (size_t)nbin, sizeof *p, pair_heavier_first);
+}
+
+double imf_kroupa_binaries(int n, int nbin, int correlated, double body1, double bodyn, rng *r,
+                           double *m, double *primary)
+{
+    double lo, hi;
+    if (n <= 0 || nbin < 0 || nbin > n || imf_kroupa_range(body1, bodyn, &lo, &hi))
+        return -1.0;
+    double *draw = malloc(sizeof(double) * (size_t)(n + nbin));
+    pair_mass *p = malloc(sizeof(pair_mass) * (size_t)(nbin > 0 ? nbin : 1));
+    if (!draw || !p) {
+        free(draw);
+        free(p);
+        return -1.0;
+    }
+    /* one uniform per star, N + NBIN0 of them, before the model's positions */
+    imf_kroupa_draw(n + nbin, lo, hi, r, draw);
+    pair_draws(nbin, correlated, draw, p);
+    for (int k = 0; k < nbin; k++) {
+        m[k] = p[k].mass;
+        if (primary)
+            primary[k] = p[k].primary;
+    }
+    /* the singles are the draws after the binaries' 2 NBIN0 */
+    for (int i = nbin; i < n; i++)
+        m[i] = draw[nbin + i];
+    qsort(m + nbin, (size_t)(n - nbin), sizeof *m, heavier_first);
+    free(draw);
+    free(p);
+    /* the pairing keeps every sum, so the mean over N is imf2.f's ZMASS / N */
     return imf_scale_to_mean_one(n, m);
 }
