@@ -3,7 +3,9 @@
  * written out again here (KS test of the whole sample, a maximum-likelihood
  * slope and the number fraction of each segment, the mean against the
  * analytic mean), limits, order, reproducibility and the order of draws in
- * ic_make; Scalo's function (KZ(20) = 1) against its formula; the physical
+ * ic_make; imf2.f's primordial binaries (KZ(20) = 6, 7 with NBIN0): the
+ * pairing of draws, its bookkeeping, the components against the CDF and the
+ * mass ratios against those of independent pairs (7 after undoing q^0.4); Scalo's function (KZ(20) = 1) against its formula; the physical
  * units (ZMBAR = mean mass, TSTAR, VSTAR) of such decks; the refusals.
  *
  * Significance: every statistical check is set so that a correct code fails
@@ -160,6 +162,12 @@ static void fit_slope(int n, const double *m, double a, double b, double *alpha,
 
 /* ------------------------------------------------ Kroupa draws */
 
+static int heavier_first_ref(const void *pa, const void *pb)
+{
+    const double a = *(const double *)pa, b = *(const double *)pb;
+    return (a < b) - (a > b);
+}
+
 /* n Kroupa masses in Msun from seed, heaviest first; returns the mean. */
 static double draw_msun(int n, double body1, double bodyn, uint64_t seed, double *m)
 {
@@ -251,6 +259,181 @@ static void test_kroupa_clamp_and_seed(uint64_t seed)
           "refused ranges: BODYN > BODY1, both below 0.01, both above 100, empty");
     free(a);
     free(b);
+}
+
+
+/* ------------------------------------------------ binaries paired from draws
+ * imf2.f with NBIN0 > 0 (imf_kroupa_binaries): N + NBIN0 draws, the first
+ * 2 NBIN0 paired in draw order, KZ(20) = 7 with m2/m1 -> (m2/m1)^0.4. */
+
+/* The transform on known pairs, exactly as imf2.f writes it. */
+static void test_pair_transform(void)
+{
+    double m1, m2, c1, c2, e1, e2;
+    imf_pair_components(0.2, 1.0, 0, &m1, &m2);
+    imf_pair_components(1.0, 0.2, 1, &c1, &c2);
+    imf_pair_components(0.7, 0.7, 1, &e1, &e2);
+    const double want2 = 1.2 / (1.0 + pow(5.0, 0.4)), want_q = pow(0.2, 0.4);
+    CHECK(m1 == 1.0 && m2 == 0.2 && c2 == want2 && c1 == 1.2 - want2 &&
+              fabs(c2 / c1 / want_q - 1.0) < 1e-14 && fabs(c1 + c2 - 1.2) < 1e-15 && e1 == 0.7 &&
+              e2 == 0.7,
+          "pair (1, 0.2): KZ(20) = 6 keeps it (heavier first), 7 gives %.12f + %.12f: ratio "
+          "%.12f = 0.2^0.4, total 1.2; an equal pair stays equal", c1, c2, c2 / c1);
+}
+
+/* Expected CDF of q = min/max of two independent draws on [lo, hi]:
+ * G(q) = 2 P(Y <= q X) = 2 int xi(x) F(q x) dx / int xi, Simpson in ln x on
+ * ns intervals, tabulated on nq + 1 evenly spaced q for interpolation. */
+typedef struct qtable {
+    int nq;
+    double *g;
+} qtable;
+
+static double g_of_q(double q, double lo, double hi)
+{
+    const int ns = 2000;
+    const double la = log(lo), h = (log(hi) - la) / ns;
+    double s = 0.0;
+    for (int k = 0; k <= ns; k++) {
+        const double x = exp(la + k * h), w = (k == 0 || k == ns) ? 1.0 : (k % 2 ? 4.0 : 2.0);
+        const double f = q * x > lo ? cdf_ref(lo, hi, q * x) : 0.0;
+        s += w * xi_ref(x) * x * f;
+    }
+    return 2.0 * s * h / 3.0 / moment_to(0, lo, hi);
+}
+
+static qtable q_table(double lo, double hi)
+{
+    qtable t = {1000, NULL};
+    t.g = malloc(sizeof(double) * (t.nq + 1));
+    for (int i = 0; i <= t.nq; i++)
+        t.g[i] = g_of_q((double)i / t.nq, lo, hi);
+    return t;
+}
+
+static double q_cdf(const qtable *t, double q)
+{
+    const double u = fmin(fmax(q, 0.0), 1.0) * t->nq;
+    const int i = (int)fmin(u, t->nq - 1);
+    return t->g[i] + (u - i) * (t->g[i + 1] - t->g[i]);
+}
+
+/* KS distance of the sample u[i] = G(q_i) from uniform. */
+static int by_value(const void *pa, const void *pb)
+{
+    const double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+static double ks_uniform(int n, double *u)
+{
+    qsort(u, (size_t)n, sizeof *u, by_value);
+    double d = 0.0;
+    for (int i = 0; i < n; i++)
+        d = fmax(d, fmax((i + 1.0) / n - u[i], u[i] - (double)i / n));
+    return d;
+}
+
+/* The binaries' q = m2/m1 (after undoing KZ(20) = 7's power 0.4: q^2.5)
+ * against G, the ratio of two independent Kroupa draws. */
+static void check_q_distribution(const qtable *t, int nbin, const double *primary, int kz20)
+{
+    double *u = malloc(sizeof(double) * nbin);
+    for (int k = 0; k < nbin; k++) {
+        const double q = (1.0 - primary[k]) / primary[k];
+        u[k] = q_cdf(t, kz20 == 7 ? pow(q, 2.5) : q);
+    }
+    const double d = ks_uniform(nbin, u), dc = ks_critical(nbin, 1e-6);
+    CHECK(d < dc, "KZ(20) = %d: %s of %d binaries against two independent Kroupa draws' "
+          "min/max: KS %.5f (critical %.5f at p = 1e-6)", kz20,
+          kz20 == 7 ? "(m2/m1)^2.5" : "m2/m1", nbin, d, dc);
+    free(u);
+}
+
+/* The component and single masses in Msun, heaviest first. */
+static void stars_msun(int n, int nbin, double mean, const double *m, const double *primary,
+                       double *star)
+{
+    for (int k = 0; k < nbin; k++) {
+        star[2 * k] = primary[k] * m[k] * mean;
+        star[2 * k + 1] = (1.0 - primary[k]) * m[k] * mean;
+    }
+    for (int i = nbin; i < n; i++)
+        star[nbin + i] = m[i] * mean;
+    qsort(star, (size_t)(n + nbin), sizeof *star, heavier_first_ref);
+}
+
+/* Exactly imf2.f's bookkeeping, from the same seed's raw draws: the
+ * binaries' c.m. masses are the sums of draws 2k, 2k+1 sorted, the singles
+ * the remaining N - NBIN0 draws sorted, the mean is all N + NBIN0 draws'
+ * total over N, and the generator stands after N + NBIN0 uniforms. */
+static void check_bookkeeping(uint64_t seed, int n, int nbin, const double *m, double mean,
+                              rng *after)
+{
+    double *raw = malloc(sizeof(double) * (n + nbin));
+    double lo, hi, total = 0.0, worst = 0.0;
+    rng r;
+    rng_seed(&r, seed);
+    imf_kroupa_range(100.0, 0.01, &lo, &hi);
+    imf_kroupa_draw(n + nbin, lo, hi, &r, raw);
+    for (int i = 0; i < n + nbin; i++)
+        total += raw[i];
+    for (int k = 0; k < nbin; k++)
+        raw[k] = raw[2 * k] + raw[2 * k + 1]; /* k <= 2k: read before written */
+    for (int i = nbin; i < n; i++)
+        raw[i] = raw[nbin + i];
+    qsort(raw, (size_t)nbin, sizeof *raw, heavier_first_ref);
+    qsort(raw + nbin, (size_t)(n - nbin), sizeof *raw, heavier_first_ref);
+    for (int i = 0; i < n; i++)
+        worst = fmax(worst, fabs(m[i] * mean / raw[i] - 1.0));
+    const double next = rng_uniform(&r);
+    CHECK(worst < 1e-13 && fabs(mean / (total / n) - 1.0) < 1e-14 && rng_uniform(after) == next,
+          "N %d, NBIN0 %d: c.m. masses = sums of draws (2k, 2k+1) sorted, singles = draws "
+          "2 NBIN0 + 1 .. N + NBIN0 sorted (to %.0e); ZMBAR %.6f = all N + NBIN0 draws over "
+          "N; the stream continues after N + NBIN0 uniforms", n, nbin, worst, mean);
+    free(raw);
+}
+
+static void test_kroupa_binaries(uint64_t seed)
+{
+    const int n = 30000, nbin = 10000; /* 40000 stars, 20000 in binaries */
+    double *m6 = malloc(sizeof(double) * n), *m7 = malloc(sizeof(double) * n);
+    double *p6 = malloc(sizeof(double) * nbin), *p7 = malloc(sizeof(double) * nbin);
+    double *star = malloc(sizeof(double) * (n + nbin));
+    rng r6, r7;
+    rng_seed(&r6, seed);
+    rng_seed(&r7, seed);
+    const double mean6 = imf_kroupa_binaries(n, nbin, 0, 100.0, 0.01, &r6, m6, p6);
+    const double mean7 = imf_kroupa_binaries(n, nbin, 1, 100.0, 0.01, &r7, m7, p7);
+    check_bookkeeping(seed, n, nbin, m6, mean6, &r6);
+
+    /* every star, components and singles, from the Kroupa function */
+    stars_msun(n, nbin, mean6, m6, p6, star);
+    double d = ks_distance(n + nbin, star, 0.01, 100.0), dc = ks_critical(n + nbin, 1e-6);
+    CHECK(d < dc, "KZ(20) = 6 with binaries: all %d stars (components and singles) against "
+          "the Kroupa CDF: KS %.5f (critical %.5f at p = 1e-6)", n + nbin, d, dc);
+    stars_msun(nbin, nbin, mean6, m6, p6, star); /* the components alone */
+    d = ks_distance(2 * nbin, star, 0.01, 100.0), dc = ks_critical(2 * nbin, 1e-6);
+    CHECK(d < dc, "the %d binary components alone against the Kroupa CDF: KS %.5f "
+          "(critical %.5f)", 2 * nbin, d, dc);
+
+    /* 7: the same draws and c.m. bodies, each ratio to the power 0.4 */
+    double worst = 0.0;
+    for (int k = 0; k < nbin; k++) {
+        const double q6 = (1.0 - p6[k]) / p6[k], q7 = (1.0 - p7[k]) / p7[k];
+        worst = fmax(worst, fabs(q7 / pow(q6, 0.4) - 1.0));
+    }
+    CHECK(mean6 == mean7 && memcmp(m6, m7, sizeof(double) * n) == 0 && worst < 1e-12,
+          "KZ(20) = 7: the same c.m. and single masses and ZMBAR as 6 (bit for bit), each "
+          "binary's m2/m1 = (6's)^0.4 (to %.0e)", worst);
+
+    const qtable t = q_table(0.01, 100.0);
+    CHECK(fabs(t.g[t.nq] - 1.0) < 1e-4 && t.g[0] == 0.0,
+          "test's G(q) for independent pairs: G(0) = 0, G(1) = %.6f", t.g[t.nq]);
+    check_q_distribution(&t, nbin, p6, 6);
+    check_q_distribution(&t, nbin, p7, 7);
+    free(t.g);
+    free(m6), free(m7), free(p6), free(p7), free(star);
 }
 
 /* ------------------------------------------------ Scalo */
@@ -428,12 +611,24 @@ static void test_refusals(void)
     kroupa_deck(&d, 8, 1, 6);
     d.kz[22] = 2;
     expect_refusal(&d, "KZ(22) = 2 with KZ(20) = 6", "new masses for a KZ(22) = 2 file");
+    /* imf2.f's pairs need binpop.f (KZ(8) = 1, >= 3) and masses it drew */
     kroupa_deck(&d, 8, 1, 7);
     d.nbin0 = 2;
-    expect_refusal(&d, "KZ(20) = 7 with NBIN0 = 2", "IMF-paired binaries, correlated");
+    expect_refusal(&d, "KZ(20) = 7 with NBIN0 = 2 and KZ(8) = 0: imf2.f's pairs become "
+                   "binaries only through binpop.f", "IMF-paired binaries without binpop.f");
     kroupa_deck(&d, 8, 1, 6);
     d.nbin0 = 2;
-    expect_refusal(&d, "KZ(20) = 6 with NBIN0 = 2", "IMF-paired binaries, random");
+    d.kz[8] = 1;
+    d.alphas = 1.0;
+    expect_refusal(&d, "which equal masses (ALPHAS = 1 or BODY1 = BODYN) never make",
+                   "IMF-paired binaries with equal masses");
+    d.alphas = 2.3;
+    d.kz[22] = 3;
+    expect_refusal(&d, "which a KZ(22) >= 2 file does not have", "IMF-paired binaries, file");
+    d.kz[22] = 0;
+    d.nbin0 = 9;
+    expect_refusal(&d, "NBIN0 = 9 binaries from the IMF's draws: more than the N = 8",
+                   "more IMF-paired binaries than N");
     /* equal masses take precedence, as NBODY6's data.f: ALPHAS = 1 */
     kroupa_deck(&d, 8, 1, 6);
     d.alphas = 1.0;
@@ -455,6 +650,8 @@ int main(void)
     test_kroupa_sample(seed, 1000000, 100.0, 0.01, "Kroupa 0.01-100");
     test_kroupa_sample(seed ^ 0x5bd1e995u, 200000, 20.0, 0.1, "Kroupa 0.1-20");
     test_kroupa_clamp_and_seed(seed);
+    test_pair_transform();
+    test_kroupa_binaries(seed ^ 0x62696e31u);
     test_scalo();
     test_ic_make_kroupa(seed);
     test_ic_make_scalo_units();
