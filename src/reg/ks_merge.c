@@ -290,18 +290,6 @@ static int expand_pair(sim *s, int p, int g, const ks_merger *mg, double t, char
 
 /* An event into the ledger: the local jump, or the whole measure with
  * --energy-audit (e0: the energy before). */
-static void note(sim *s, int kind, double t, int n1, int n2, double local, double e0,
-                 double a, double e, double g)
-{
-    double de = local;
-    if (s->ks->check_jumps || s->led.exact) {
-        de = ks_total_energy(s) - e0;
-        double d = fabs(de) / fabs(e0);
-        if (d > s->ks->jump_max) s->ks->jump_max = d;
-    }
-    ledger_record(&s->led, kind, t, n1, n2, de, a, e, g);
-}
-
 static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_t errlen)
 {
     ks_state *ks = s->ks;
@@ -313,7 +301,7 @@ static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_
     int n1 = s->name[2 * k], n2 = s->name[2 * k + 1], nj = s->name[mp->j];
     double e0 = exact ? ks_total_energy(s) : 0.0;
     if (ks_terminate(s, k, t, err, errlen)) return -1;
-    note(s, LED_KS_TERM, t, n1, n2, ks->last_jump, e0, ks->last_a, ks->last_ecc, ks->last_gamma);
+    ks_note_event(s, LED_KS_TERM, t, n1, n2, ks->last_jump, e0, ks->last_a, ks->last_ecc, ks->last_gamma);
     if (exact) e0 = ks_total_energy(s);
     int i1 = ks_slot_of_name(s, n1), i2 = ks_slot_of_name(s, n2);
     if (i1 < 0 || i2 < 0) {
@@ -346,7 +334,7 @@ static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_
     ledger_record(&s->led, LED_TIDE, t, n1, n2, w, mg->ain, mg->ein_e, 0.0);
     ks->nmerge++;
     if (collapse_pair(s, i1, i2, -n1, -n2, t, err, errlen)) return -1;
-    note(s, LED_MERGE, t, n1, nj, 0.0, e0, mp->aout, mp->eout, 0.0);
+    ks_note_event(s, LED_MERGE, t, n1, nj, 0.0, e0, mp->aout, mp->eout, 0.0);
     if (exact) e0 = ks_total_energy(s);
     int p = ks_slot_of_name(s, -n1), j = ks_slot_of_name(s, nj);
     if (p < 0 || j < 0) {
@@ -354,7 +342,7 @@ static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_
         return -1;
     }
     if (ks_form(s, p, j, t, err, errlen)) return -1;
-    note(s, LED_KS_FORM, t, n1, nj, ks->last_jump, e0, ks->last_a, ks->last_ecc, 0.0);
+    ks_note_event(s, LED_KS_FORM, t, n1, nj, ks->last_jump, e0, ks->last_a, ks->last_ecc, 0.0);
     ks->merged++;
     if (ks->merge_log)
         fprintf(stderr, "nbody6c: t = %.6f merged hierarchy: inner %d-%d (a = %.3e, e = %.3f), "
@@ -377,7 +365,7 @@ int ks_split(sim *s, int k, double t, char *err, size_t errlen)
     int exact = ks->check_jumps || s->led.exact;
     double e0 = exact ? ks_total_energy(s) : 0.0;
     if (ks_terminate(s, k, t, err, errlen)) return -1;
-    note(s, LED_KS_TERM, t, mg.name1, nj, ks->last_jump, e0, ks->last_a, ks->last_ecc,
+    ks_note_event(s, LED_KS_TERM, t, mg.name1, nj, ks->last_jump, e0, ks->last_a, ks->last_ecc,
          ks->last_gamma);
     if (exact) e0 = ks_total_energy(s);
     int p = ks_slot_of_name(s, -mg.name1), gh = ks_slot_of_name(s, -mg.name2);
@@ -399,12 +387,12 @@ int ks_split(sim *s, int k, double t, char *err, size_t errlen)
     ks->nmerge--;
     if (ks->nmerge == 0) ks->emerge = 0.0; /* rounding of the bookings, as NBODY6 clears EMERGE */
     if (expand_pair(s, p, gh, &mg, t, err, errlen)) return -1;
-    note(s, LED_SPLIT, t, mg.name1, nj, 0.0, e0, 0.0, 0.0, 0.0);
+    ks_note_event(s, LED_SPLIT, t, mg.name1, nj, 0.0, e0, 0.0, 0.0, 0.0);
     if (exact) e0 = ks_total_energy(s);
     p = ks_slot_of_name(s, mg.name1);
     gh = ks_slot_of_name(s, mg.name2);
     if (ks_form(s, p, gh, t, err, errlen)) return -1;
-    note(s, LED_KS_FORM, t, mg.name1, mg.name2, ks->last_jump, e0, ks->last_a, ks->last_ecc, 0.0);
+    ks_note_event(s, LED_KS_FORM, t, mg.name1, mg.name2, ks->last_jump, e0, ks->last_a, ks->last_ecc, 0.0);
     ks->splits++;
     if (ks->merge_log)
         fprintf(stderr, "nbody6c: t = %.6f split hierarchy: inner %d-%d, outer %d (merged at "

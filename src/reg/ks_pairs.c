@@ -634,19 +634,24 @@ int ks_slot_of_name(const sim *s, int name)
     return -1;
 }
 
-/* An event's energy change into the ledger: the whole measure before and
- * after (--energy-audit, tests; e0 is the energy before) or the event's own
- * local value. */
-static void note_event(sim *s, int kind, double t, int name1, int name2, double e0)
+void ks_note_event(sim *s, int kind, double t, int name1, int name2, double local, double e0,
+                   double a, double e, double g)
 {
     ks_state *ks = s->ks;
-    double de = ks->last_jump;
+    double de = local;
     if (ks->check_jumps || s->led.exact) {
         de = ks_total_energy(s) - e0;
         double d = fabs(de) / fabs(e0);
         if (d > ks->jump_max) ks->jump_max = d;
     }
-    ledger_record(&s->led, kind, t, name1, name2, de, ks->last_a, ks->last_ecc, ks->last_gamma);
+    ledger_record(&s->led, kind, t, name1, name2, de, a, e, g);
+}
+
+/* A formation or termination just made (its values in ks->last_*). */
+static void note_event(sim *s, int kind, double t, int name1, int name2, double e0)
+{
+    ks_state *ks = s->ks;
+    ks_note_event(s, kind, t, name1, name2, ks->last_jump, e0, ks->last_a, ks->last_ecc, ks->last_gamma);
 }
 
 int ks_block_end(sim *s, const int *act, int nact, double t, char *err, size_t errlen)

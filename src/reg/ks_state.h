@@ -122,6 +122,11 @@ int ks_relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full)
 void ks_send_dirty(sim *s);
 int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *err, size_t errlen);
 int ks_slot_of_name(const sim *s, int name);
+/* An event's energy change into the ledger: the whole measure before and
+ * after (--energy-audit, tests; e0 is the energy before) or the event's own
+ * local value (ks_pairs.c). */
+void ks_note_event(sim *s, int kind, double t, int name1, int name2, double local, double e0,
+                   double a, double e, double g);
 
 /* Bodies idx[0..nb) start again at t from their high-order predicted state. */
 void ks_restart_state(sim *s, int nb, const int *idx, double t);
