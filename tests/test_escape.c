@@ -12,28 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include "check.h"
 #include "ic.h"
-
-#ifndef NBODY6C_BIN
-#define NBODY6C_BIN "bin/nbody6c"
-#endif
-
-static char out[16384];
-
-static int sh(const char *cmd)
-{
-    char full[4096];
-    snprintf(full, sizeof full, "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    if (!p) return -1;
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "iotest.h"
 
 /* A numeric field of summary.json ("key": value). */
 static double summary_value(const char *dir, const char *key)
@@ -121,8 +102,8 @@ static void test_tidal_escapers(const char *dir)
     write_deck(deck, 2, 40.0);
     snprintf(run, sizeof run, "%s/esc", dir);
     snprintf(cmd, sizeof cmd, "%s --threads 1 --quiet --out %s %s", NBODY6C_BIN, run, deck);
-    int rc = sh(cmd);
-    CHECK(rc == 0, "KZ(14) = 1, KZ(23) = 2 run to t = 40 (exit %d): %s", rc, out);
+    int rc = io_sh("%s", cmd);
+    CHECK(rc == 0, "KZ(14) = 1, KZ(23) = 2 run to t = 40 (exit %d): %s", rc, io_out);
     int n = (int)summary_value(run, "n"), nzero = (int)summary_value(run, "n_zero");
     int nesc = (int)summary_value(run, "n_escaped");
     double mass = summary_value(run, "mass"), mesc = summary_value(run, "m_escaped");
@@ -158,7 +139,7 @@ static void test_tidal_escapers(const char *dir)
     write_deck(deck0, 0, 40.0);
     snprintf(run0, sizeof run0, "%s/keep", dir);
     snprintf(cmd, sizeof cmd, "%s --threads 1 --quiet --out %s %s", NBODY6C_BIN, run0, deck0);
-    rc = sh(cmd);
+    rc = io_sh("%s", cmd);
     int c1, c0;
     double max1, max0, de1 = log_median_de(run, &c1, &max1), de0 = log_median_de(run0, &c0, &max0);
     printf("# |dE| per check, median (largest): %.2e (%.2e) with escapers removed, %.2e (%.2e) without "
@@ -175,7 +156,7 @@ static void test_tidal_escapers(const char *dir)
     write_deck(deck3, 2, 30.0);
     snprintf(run3, sizeof run3, "%s/esc30", dir);
     snprintf(cmd, sizeof cmd, "%s --threads 1 --quiet --out %s %s", NBODY6C_BIN, run3, deck3);
-    int rc3 = sh(cmd);
+    int rc3 = io_sh("%s", cmd);
     snprintf(rdeck, sizeof rdeck, "%s/restart.deck", dir);
     FILE *r = fopen(rdeck, "w");
     if (r) {
@@ -185,7 +166,7 @@ static void test_tidal_escapers(const char *dir)
     snprintf(run4, sizeof run4, "%s/esc40", dir);
     snprintf(cmd, sizeof cmd, "%s --threads 1 --quiet --restart %s/checkpoint.bin --out %s %s", NBODY6C_BIN, run3,
              run4, rdeck);
-    int rc4 = sh(cmd);
+    int rc4 = io_sh("%s", cmd);
     char a[4096], b[4096];
     log_last_line(run, a, sizeof a);
     log_last_line(run4, b, sizeof b);
@@ -234,7 +215,7 @@ static void test_isolated(const char *dir)
     }
     snprintf(run, sizeof run, "%s/iso", dir);
     snprintf(cmd, sizeof cmd, "%s --threads 1 --quiet --ic %s --out %s %s", NBODY6C_BIN, file, run, deckp);
-    int rc = sh(cmd);
+    int rc = io_sh("%s", cmd);
     char p[600], line[4096];
     snprintf(p, sizeof p, "%s/log.txt", run);
     FILE *lg = fopen(p, "r");
@@ -247,7 +228,7 @@ static void test_isolated(const char *dir)
     int nesc = (int)summary_value(run, "n_escaped");
     CHECK(ok && rc == 0 && nesc == 1 && gone255 && !gone256,
           "isolated: the unbound far body (255) is removed, the bound one (256) kept (exit %d, %d escapers): %s", rc,
-          nesc, out);
+          nesc, io_out);
 }
 
 int main(void)
