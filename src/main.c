@@ -1,5 +1,6 @@
 /* main.c — the command line of bin/nbody6c: options, the deck, the run. */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "deck.h"
@@ -36,6 +37,9 @@ static void usage(FILE *f)
         "  --ks=on|off      KS regularisation of close pairs (default on)\n"
         "  --energy-audit   measure the whole energy before and after every KS event\n"
         "                   (O(N^2) each; the ledger in log.txt is then exact)\n"
+        "  --energy-probe DT  probe.txt: the energy every DT of model time, measured on a\n"
+        "                   copy of the state so that the run itself is unchanged\n"
+        "                   (diagnosis: where between two checks the energy went)\n"
         "  --threads N      OpenMP threads (default: OMP_NUM_THREADS, else all cores,\n"
         "                   fewer while other processes use some; README \"Threads\")\n"
         "  --gpu=MODE       auto (default: the GPU when present), off (CPU SIMD backend),\n"
@@ -118,6 +122,15 @@ static void parse_args(int argc, char **argv, run_options *o)
             o->checkpoint_every = v > 0.0 ? v : -1.0;
         } else if (!strcmp(a, "--energy-audit")) {
             o->energy_audit = 1;
+        } else if ((val = option_value(argc, argv, &k, "--energy-probe"))) {
+            char *end;
+            double v = strtod(val, &end);
+            if (*val == '\0' || *end != '\0' || !(v > 0.0) || !isfinite(v)) {
+                fprintf(stderr, "nbody6c: --energy-probe: expected a positive model time, found "
+                        "'%s'\n", val);
+                exit(EXIT_BAD_INPUT);
+            }
+            o->energy_probe = v;
         } else if (!strcmp(a, "--checkpoint-dtadj")) {
             o->checkpoint_at_dtadj = 1;
         } else if ((val = option_value(argc, argv, &k, "--ks"))) {

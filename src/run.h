@@ -26,6 +26,7 @@ typedef struct run_options {
     /* ---- KS ---- */
     int ks_off;                /* 1: no KS regularisation (comparisons, benchmarks) */
     int energy_audit;          /* every event measured by the whole energy (ledger.h) */
+    double energy_probe;       /* > 0: probe.txt, E every this much model time (run.c) */
 } run_options;
 
 /* Exit codes of the program. */
