@@ -18,15 +18,9 @@ double escape_radius(const sim *s)
     return 2.0 * rtide;
 }
 
-/* Bodies that are not escape candidates of their own: ghosts, the chain's
- * c.m. and merged hierarchies. */
-static int excluded(const sim *s, int i)
-{
-    if (!(s->m[i] > 0.0)) return 1;
-    if (s->ks && s->ks->ch.active && i == s->ks->ch.icm) return 1;
-    if (i >= s->n && ks_pair_merged(s, i - s->n)) return 1;
-    return 0;
-}
+/* Ghosts (chain members but the first, merged inner pairs' second
+ * components) are no candidates: their system is, through its c.m. */
+static int excluded(const sim *s, int i) { return !(s->m[i] > 0.0); }
 
 /* The candidate's energy against the rest (per its mass times m), the
  * nearest other body's distance; x, v: every body predicted to s->time. */
@@ -111,30 +105,48 @@ static int remove_single(sim *s, int i, char *err, size_t errlen)
     return 0;
 }
 
-/* The slot of a single or c.m. body by name (-1: none). */
+/* The slot of a physical body by name: a KS component, a single or a
+ * c.m. body (-1: none). */
 static int slot_of(const sim *s, int name)
 {
-    for (int i = s->ifirst; i < s->ntot; i++)
-        if (s->name[i] == name) return i;
+    for (int i = 0; i < s->ntot; i++)
+        if (s->name[i] == name && s->m[i] > 0.0) return i;
     return -1;
 }
 
-/* A KS pair leaves as a whole: it ends (its components become singles at
- * the same time, their binding energy theirs) and both go. */
-static int remove_pair(sim *s, int k, char *err, size_t errlen)
+/* What an escaper is: the system leaves whole, each of its stars named. */
+enum { ESC_SINGLE, ESC_PAIR, ESC_MERGED, ESC_CHAIN };
+#define ESC_STARS CHAIN_NMAX /* a chain's members; a merged triple has 3 */
+typedef struct esc_system {
+    int kind, name;       /* its body's name at the test (the chain's c.m.: 0) */
+    int nstar, star[ESC_STARS];
+    double mstar[ESC_STARS];
+    double m, e, r;       /* mass, energy against the rest, distance */
+} esc_system;
+
+static void add_star(esc_system *q, int name, double m)
 {
-    int n1 = s->name[2 * k], n2 = s->name[2 * k + 1];
-    if (ks_terminate(s, k, s->time, err, errlen)) return -1;
-    int i1 = slot_of(s, n1);
-    if (i1 < 0 || remove_single(s, i1, err, errlen)) return -1;
-    int i2 = slot_of(s, n2);
-    if (i2 < 0 || remove_single(s, i2, err, errlen)) return -1;
-    return 0;
+    if (q->nstar < ESC_STARS) {
+        q->star[q->nstar] = name;
+        q->mstar[q->nstar++] = m;
+    }
 }
 
-/* Names of the escapers at the current state (collected before any
- * removal moves slots). */
-static int find_escapers(sim *s, int *names, escape_record *rec, int maxrec)
+/* Pair k's component at slot c: a star, or a merged inner pair's two. */
+static void add_component(const sim *s, esc_system *q, int c)
+{
+    int g = s->name[c] < 0 ? ks_merger_at(s->ks, s, c) : -1;
+    if (g >= 0) {
+        add_star(q, s->ks->mg[g].name1, s->ks->mg[g].m1);
+        add_star(q, s->ks->mg[g].name2, s->ks->mg[g].m2);
+    } else {
+        add_star(q, s->name[c], s->m[c]);
+    }
+}
+
+/* The escaping systems at the current state (collected before any event
+ * moves slots). */
+static int find_escapers(sim *s, esc_system *sys)
 {
     double resc = escape_radius(s), rmin10 = 10.0 * s->p.rmin;
     vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
@@ -144,6 +156,7 @@ static int find_escapers(sim *s, int *names, escape_record *rec, int maxrec)
         return -1;
     }
     sim_predict_all(s, x, v);
+    const ks_chain *ch = &s->ks->ch;
     int ne = 0;
     for (int i = s->ifirst; i < s->ntot; i++) {
         double d[3] = {x[i][0] - s->xd[0], x[i][1] - s->xd[1], x[i][2] - s->xd[2]};
@@ -154,14 +167,66 @@ static int find_escapers(sim *s, int *names, escape_record *rec, int maxrec)
          * takes whatever is beyond 2 RTIDE (escape.f) */
         if (!tide_on(&s->tide) && !(e > 0.0)) continue;
         if (nearest < rmin10) continue;
-        names[ne] = s->name[i];
-        if (ne < maxrec)
-            rec[ne] = (escape_record){s->time, s->name[i], i >= s->n ? 2 : 1, s->m[i], e, r};
-        ne++;
+        esc_system *q = &sys[ne++];
+        *q = (esc_system){.kind = ESC_SINGLE, .name = s->name[i], .m = s->m[i], .e = e, .r = r};
+        if (ch->active && i == ch->icm) {
+            q->kind = ESC_CHAIN;
+            for (int k = 0; k < ch->c.n; k++) add_star(q, (int)ch->c.id[k], ch->c.m[k]);
+        } else if (i >= s->n) {
+            int k = i - s->n;
+            q->kind = ks_pair_merged(s, k) ? ESC_MERGED : ESC_PAIR;
+            add_component(s, q, 2 * k);
+            add_component(s, q, 2 * k + 1);
+        } else {
+            add_star(q, s->name[i], s->m[i]);
+        }
     }
     free(x);
     free(v);
     return ne;
+}
+
+/* KS pair k ends at the current time as at any termination (its jump, the
+ * pair's pending inconsistency, into the ledger). */
+static int end_pair(sim *s, int k, char *err, size_t errlen)
+{
+    int n1 = s->name[2 * k], n2 = s->name[2 * k + 1];
+    int exact = s->ks->check_jumps || s->led.exact;
+    double e0 = exact ? ks_total_energy(s) : 0.0;
+    if (ks_terminate(s, k, s->time, err, errlen)) return -1;
+    ks_note_event(s, LED_KS_TERM, s->time, n1, n2, s->ks->last_jump, e0, s->ks->last_a, s->ks->last_ecc,
+                  s->ks->last_gamma);
+    return 0;
+}
+
+/* The system comes apart into single stars at the current time: a pair
+ * ends, a merged hierarchy splits (its inner pair back from the merger
+ * table, exact to rounding) and its pairs end, a chain ends.  These are
+ * the ordinary events, their own energy jumps in the ledger and in the
+ * next interval's dE as anywhere else; then every star is a single whose
+ * energy the removal measures and books. */
+static int dissolve(sim *s, const esc_system *q, char *err, size_t errlen)
+{
+    if (q->kind == ESC_CHAIN) {
+        if (ks_chain_end_escaper(s, s->time, err, errlen)) return -1;
+    } else if (q->kind == ESC_MERGED) {
+        int i = slot_of(s, q->name);
+        if (i < s->n) {
+            snprintf(err, errlen, "escaper: merged pair %d not found at t = %g", q->name, s->time);
+            return -1;
+        }
+        if (ks_split(s, i - s->n, s->time, err, errlen)) return -1;
+    }
+    /* what is still in a KS pair (the pair itself; a split's inner pair) */
+    for (int k = 0; k < q->nstar; k++) {
+        int i = slot_of(s, q->star[k]);
+        if (i < 0) {
+            snprintf(err, errlen, "escaper: star %d not found at t = %g", q->star[k], s->time);
+            return -1;
+        }
+        if (i < 2 * s->npairs && end_pair(s, i / 2, err, errlen)) return -1;
+    }
+    return 0;
 }
 
 int escape_remove(sim *s, escape_record *rec, int maxrec, char *err, size_t errlen)
@@ -170,31 +235,50 @@ int escape_remove(sim *s, escape_record *rec, int maxrec, char *err, size_t errl
         snprintf(err, errlen, "escaper removal needs the KS state");
         return -1;
     }
-    int *names = malloc(sizeof(int) * (size_t)s->ntot);
-    if (!names) {
+    esc_system *sys = malloc(sizeof(esc_system) * (size_t)s->ntot);
+    if (!sys) {
         snprintf(err, errlen, "out of memory looking for escapers");
         return -1;
     }
-    int ne = find_escapers(s, names, rec, maxrec);
+    int ne = find_escapers(s, sys);
     if (ne <= 0) {
-        free(names);
+        free(sys);
         if (ne < 0) snprintf(err, errlen, "out of memory looking for escapers");
         return ne;
     }
-    double e_before = checks_energy(s);
+    int nrec = 0;
     for (int q = 0; q < ne; q++) {
-        int i = slot_of(s, names[q]);
-        if (i < 0) continue; /* gone with an earlier one (cannot happen: pairs leave whole) */
-        int rc = i >= s->n ? remove_pair(s, i - s->n, err, errlen) : remove_single(s, i, err, errlen);
-        if (rc) {
-            free(names);
+        /* one record per star, with its share of the system's energy (so
+         * that each line's v_inf is the system's) */
+        for (int k = 0; k < sys[q].nstar; k++, nrec++)
+            if (nrec < maxrec)
+                rec[nrec] = (escape_record){s->time, sys[q].star[k], sys[q].nstar, sys[q].mstar[k],
+                                            sys[q].e * sys[q].mstar[k] / sys[q].m, sys[q].r};
+        if (sys[q].kind != ESC_SINGLE && dissolve(s, &sys[q], err, errlen)) {
+            free(sys);
             return -1;
         }
     }
-    free(names);
+    /* every escaper is single stars now: the energy of the whole before
+     * and after their removal, the difference booked (their kinetic,
+     * mutual, tidal and binding energy with the rest, nothing else) */
+    double e_before = checks_energy(s);
+    for (int q = 0; q < ne; q++)
+        for (int k = 0; k < sys[q].nstar; k++) {
+            int i = slot_of(s, sys[q].star[k]);
+            if (i < s->ifirst || i >= s->n) {
+                snprintf(err, errlen, "escaper: star %d is no single at t = %g", sys[q].star[k], s->time);
+                free(sys);
+                return -1;
+            }
+            if (remove_single(s, i, err, errlen)) {
+                free(sys);
+                return -1;
+            }
+        }
+    free(sys);
     s->mmean = s->mtot / s->n;
-    /* what is left measures e_before - e_removed: the difference is booked */
     s->e_escaped += e_before - checks_energy(s);
     memset(s->ks->dirty, 0, (size_t)s->cap);
-    return ne;
+    return nrec;
 }

@@ -11,7 +11,11 @@
  *   - just after a removal (escape_remove in memory), every remaining
  *     body's force and jerk, irregular and regular parts, equal a fresh
  *     direct sum over the bodies that stay (the escaper's force is off the
- *     polynomials, listed or not). */
+ *     polynomials, listed or not);
+ *   - a merged hierarchical triple and a three-body chain 40 units out,
+ *     receding: each leaves whole, every star once, with its whole energy
+ *     (the merged inner pair's, the chain's internal) booked, and the run
+ *     goes on conserving energy. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +24,11 @@
 #include "escape.h"
 #include "ic.h"
 #include "iotest.h"
+#include "block.h"
+#include "ks.h"
+#include "ks_state.h"
 #include "simutil.h"
+#include "startup.h"
 
 /* A numeric field of summary.json ("key": value). */
 static double summary_value(const char *dir, const char *key)
@@ -362,6 +370,160 @@ static void test_removal_polynomials(void)
     run_end(s);
 }
 
+/* A binary of masses m1, m2, semi-major axis a, eccentricity e at
+ * apocentre about xc, vc, orbit tilted by incl about the x axis. */
+static void kepler2(double m1, double m2, double a, double e, double incl, const double xc[3],
+                    const double vc[3], double *m, double (*x)[3], double (*v)[3])
+{
+    double M = m1 + m2, ra = a * (1 + e), va = sqrt(M / a * (1 - e) / (1 + e));
+    m[0] = m1;
+    m[1] = m2;
+    for (int c = 0; c < 3; c++) {
+        x[0][c] = x[1][c] = xc[c];
+        v[0][c] = v[1][c] = vc[c];
+    }
+    x[0][0] += m2 / M * ra;
+    x[1][0] -= m1 / M * ra;
+    v[0][1] += m2 / M * va * cos(incl);
+    v[0][2] += m2 / M * va * sin(incl);
+    v[1][1] -= m1 / M * va * cos(incl);
+    v[1][2] -= m1 / M * va * sin(incl);
+}
+
+/* A 64-body Plummer cluster of mass 0.9 and, 40 units out and receding at
+ * 1 (escape speed there 0.21; the escape radius 20 RSCALE ~ 25), test_ks_merge's
+ * triple at a tenth of its masses: inner 0.04 + 0.04 (a = 0.002, e = 0.1),
+ * outer 0.02 at a_out = 0.02, e_out = 0.2 (pericentre 8 a_in: stable, it
+ * merges) or a_out = 0.006 (2.4 a_in: unstable, a chain takes it).  Runs
+ * until merged or chain; NULL if neither by t = 0.5. */
+static sim *far_triple(double aout, int kz30, deck *d)
+{
+    enum { NC = 64, N = NC + 3 };
+    static double m[N], x[N][3], v[N][3];
+    deck_defaults(d, NC);
+    d->nrand = 777;
+    char err[512];
+    if (ic_make(d, NULL, m, x, v, err, sizeof err)) return NULL;
+    for (int i = 0; i < NC; i++) m[i] *= 0.9;
+    double o[3] = {0, 0, 0}, xc[3] = {40.0, 0, 0}, vc[3] = {1.0, 0, 0};
+    double mo[2], xo[2][3], vo[2][3];
+    kepler2(0.08, 0.02, aout, 0.2, M_PI / 6.0, xc, vc, mo, xo, vo);
+    kepler2(0.04, 0.04, 0.002, 0.1, 0.0, xo[0], vo[0], m + NC, x + NC, v + NC);
+    (void)o;
+    m[NC + 2] = 0.02;
+    memcpy(x[NC + 2], xo[1], sizeof x[0]);
+    memcpy(v[NC + 2], vo[1], sizeof v[0]);
+    d->n = N;
+    d->etai = 0.005; d->etar = 0.01; d->etau = 0.1;
+    d->rmin = 0.01; d->dtmin = 1e-3;
+    d->kz[16] = 0;
+    d->kz[15] = 1;
+    d->kz[30] = kz30;
+    run_options ro = quiet_cpu_options();
+    sim *s = run_start(d, N, m, (const double(*)[3])x, (const double(*)[3])v, &ro, NULL, err, sizeof err);
+    if (!s) {
+        printf("# run_start: %s\n", err);
+        return NULL;
+    }
+    for (double t = 1e-3; t < 0.5 && s->ks->nmerge == 0 && !s->ks->ch.active; t += 1e-3)
+        if (run_advance(s, t, err, sizeof err)) {
+            printf("# run: %s\n", err);
+            break;
+        }
+    if (s->ks->nmerge == 0 && !s->ks->ch.active) {
+        run_end(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* The energy the triple's stars (names 65-67) carry as physical bodies
+ * (every body resolved as snapshots write them: merged inner pair and
+ * chain members included): their kinetic energy, their mutual potential
+ * and their potential with the rest. */
+static double stars_energy(sim *s)
+{
+    int n = s->n;
+    vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
+    vec3 *xo = malloc(sizeof(vec3) * n), *vo = malloc(sizeof(vec3) * n);
+    double *m = malloc(sizeof(double) * n), mut;
+    sim_predict_all(s, x, v);
+    ks_physical_state(s, (const double(*)[3])x, (const double(*)[3])v, m, xo, vo, &mut);
+    long double e = 0;
+    for (int i = 0; i < n; i++) {
+        int ni = ks_body_name(s, i), star_i = ni >= 65 && ni <= 67;
+        if (!star_i) continue;
+        e += 0.5L * m[i] * (vo[i][0] * vo[i][0] + vo[i][1] * vo[i][1] + vo[i][2] * vo[i][2]);
+        for (int j = 0; j < n; j++) {
+            int nj = ks_body_name(s, j), star_j = nj >= 65 && nj <= 67;
+            if (j == i || (star_j && j < i)) continue; /* star pairs once */
+            double d[3] = {xo[i][0] - xo[j][0], xo[i][1] - xo[j][1], xo[i][2] - xo[j][2]};
+            e -= (long double)m[i] * m[j] / sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        }
+    }
+    free(x); free(v); free(xo); free(vo); free(m);
+    return (double)e;
+}
+
+static void test_system(int chain)
+{
+    const char *what = chain ? "chain" : "merged triple";
+    deck d;
+    sim *s = far_triple(chain ? 0.006 : 0.02, chain, &d);
+    CHECK(s != NULL, "%s: formed 40 units out", what);
+    if (!s) return;
+    char err[512];
+    diag dg;
+    checks_measure(s, &dg, 0); /* density centre, RSCALE, chain at s->time */
+    int n0 = s->n;
+    /* the expected booking: the stars' whole energy as physical bodies
+     * (the merged inner pair's and the chain's internal energy included);
+     * what the program's measure of the remaining cluster adds to it (its
+     * own KS pairs as the forces see them, 40 units away) is far below
+     * 1e-10 */
+    double e_expect = stars_energy(s), e_esc0 = s->e_escaped;
+    double E0 = checks_energy(s);
+    escape_record rec[8];
+    int ne = escape_remove(s, rec, 8, err, sizeof err);
+    double E1 = checks_energy(s);
+    int seen[3] = {0}, members3 = 1, strays = 0;
+    for (int q = 0; q < ne && q < 8; q++) {
+        if (rec[q].name >= 65 && rec[q].name <= 67) seen[rec[q].name - 65]++;
+        members3 &= rec[q].members == 3;
+    }
+    for (int i = 0; i < s->ntot; i++)
+        strays += (i >= s->ifirst && !(s->m[i] > 0.0)) || (s->name[i] >= 65 && s->name[i] <= 67) ||
+                  s->name[i] < 0;
+    printf("# %s: %d stars removed at t = %.4f, N %d -> %d, booked %.10f (stars' energy %.10f, "
+           "difference %.1e), E %.12f -> %.12f\n", what, ne, s->time, n0, s->n, s->e_escaped - e_esc0, e_expect,
+           s->e_escaped - e_esc0 - e_expect, E0, E1);
+    CHECK(ne == 3 && seen[0] == 1 && seen[1] == 1 && seen[2] == 1 && members3 && s->n == n0 - 3 &&
+              s->n_escaped == 3 && fabs(s->m_escaped - 0.1) < 1e-15 && strays == 0,
+          "%s: leaves whole, each of its three stars (65, 66, 67) removed and named once (%d records: %s)",
+          what, ne, ne < 0 ? err : "");
+    CHECK(s->ks->nmerge == 0 && s->ks->emerge == 0.0 && !s->ks->ch.active,
+          "%s: no merger or chain left behind", what);
+    /* measured 2e-10 (both); the inner pair's energy left out would be
+     * -0.4, the merged pair's tidal term split off into e_tide 1.4e-4 */
+    CHECK(fabs(s->e_escaped - e_esc0 - e_expect) < 1e-8 * fabs(e_expect),
+          "%s: its whole energy booked, internal included (%.10f against %.10f)", what, s->e_escaped - e_esc0,
+          e_expect);
+    /* the whole before and after: the dissolving events' own jumps (the
+     * pairs formed just before) and rounding, measured 1.4e-14 */
+    CHECK(fabs(E1 - E0) < 1e-9 * fabs(E0), "%s: the energy check is unaffected by the removal (%.2e)", what,
+          fabs(E1 - E0) / fabs(E0));
+    /* the run goes on from the compacted state as run.c's check goes on */
+    startup_send_all(s);
+    for (int i = s->ifirst; i < s->ntot; i++) gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
+    block_reschedule(s->bs);
+    int rc = run_advance(s, s->time + 0.25, err, sizeof err);
+    double E2 = checks_energy(s);
+    printf("# %s: then to t = %.4f: dE/E %.2e\n", what, s->time, fabs(E2 - E1) / fabs(E1));
+    CHECK(rc == 0 && fabs(E2 - E1) < 1e-6 * fabs(E1), "%s: the run goes on conserving energy (%.2e over 0.25)",
+          what, fabs(E2 - E1) / fabs(E1));
+    run_end(s);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/nbody6c-esc-XXXXXX";
@@ -370,6 +532,8 @@ int main(void)
         return 1;
     }
     test_removal_polynomials();
+    test_system(0);
+    test_system(1);
     test_tidal_escapers(dir);
     test_isolated(dir);
     char cmd[600];

@@ -497,6 +497,32 @@ static int chain_end(sim *s, double t, int *ks_names, char *err, size_t errlen)
     return rc ? -1 : npairs;
 }
 
+/* Ends the active chain at t for escaper removal (escape.c): the members
+ * come back as singles and no KS pair is formed among them, since they
+ * all leave at once.  The drift of the chain's integration (E + B) goes to
+ * the ledger as at any chain end, before the escapers' energy is measured
+ * and booked.  Returns 0 or -1 with err. */
+int ks_chain_end_escaper(sim *s, double t, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    if (!ks || !ks->ch.active) return 0;
+    if (ks_chain_sync(s, t, NULL, -1) || chain_time(&ks->ch.c) != t) {
+        snprintf(err, errlen, "chain escaper at t = %g: the chain is not at that time", t);
+        return -1;
+    }
+    int exact = s->led.exact, names[4];
+    double e0 = exact ? ks_total_energy(s) : 0.0;
+    chain_pair_info dom;
+    chain_dominant_pair(&ks->ch.c, &dom);
+    int n1 = (int)ks->ch.c.id[0], n2 = (int)ks->ch.c.id[1];
+    double rs = chain_rsum(&ks->ch.c);
+    if (chain_end(s, t, names, err, errlen) < 0) return -1;
+    double de = exact ? ks_total_energy(s) - e0 : ks->last_jump;
+    ledger_record(&s->led, LED_CHAIN_END, t, n1, n2, de, dom.a, dom.e, rs);
+    ks->ch.last_end = "escaper";
+    return 0;
+}
+
 /* ---- absorption ------------------------------------------------------------ */
 
 /* The perturber that should join the chain now (chmod.f's absorption, as

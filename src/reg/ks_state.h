@@ -175,6 +175,8 @@ static inline int ks_chain_owns(const ks_state *ks, int i)
         if (ks->ch.slot[k] == i) return 1;
     return 0;
 }
+/* Ends the active chain at t, its members singles (escaper removal). */
+int ks_chain_end_escaper(sim *s, double t, char *err, size_t errlen);
 /* New perturber list of the chain at time t from its c.m. list. */
 void ks_chain_select_perturbers(sim *s, double t);
 /* Members resolved at t (c.m. by the integration's predictor). */
