@@ -164,6 +164,9 @@ int snapshot_read(const char *path, snapshot_data *sd, char *err, size_t errlen)
     sd->index = step;
     sd->n = (int)n;
     sd->npairs = (int)np;
+    long long nz = n; /* snapshots before escapers existed: N was NZERO */
+    if (read_attr(g, "NZERO", H5T_NATIVE_LLONG, &nz) || nz < n || nz > (1LL << 30)) nz = n;
+    sd->nzero = (int)nz;
     sd->time_myr = sd->tstar = sd->vstar = sd->rbar = sd->zmbar = sd->rc = sd->rh = 0.0;
     read_attr(g, "Time_Myr", H5T_NATIVE_DOUBLE, &sd->time_myr);
     read_attr(g, "TSTAR", H5T_NATIVE_DOUBLE, &sd->tstar);

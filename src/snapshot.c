@@ -222,6 +222,9 @@ static int write_attributes(hid_t g, const sim *s, const deck *dk, const diag *d
     rc |= attr_d(g, "Time_Myr", s->time * tstar);
     rc |= attr_i(g, "Step", index);
     rc |= attr_i(g, "N", s->n);
+    /* escapers (KZ(23)) leave N below NZERO while the mass unit stays
+     * NZERO ZMBAR Msun (NBODY6's), so M alone no longer gives Msun with N */
+    rc |= attr_i(g, "NZERO", s->nzero);
     rc |= attr_i(g, "NPAIRS", s->npairs);
     rc |= attr_d(g, "TSTAR", tstar);
     rc |= attr_d(g, "VSTAR", vstar);
@@ -270,8 +273,8 @@ static int write_bodies(hid_t g, const bodies *b)
             dset(g, vn[c], H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, b->n, b->v[c], "N-body velocity (VSTAR km/s)"))
             return -1;
     }
-    if (dset(g, "M", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, b->n, b->m, "N-body mass (total 1; N*ZMBAR Msun)") ||
-        dset(g, "NAM", H5T_NATIVE_INT, H5T_STD_I32LE, 1, b->n, b->name, "name (1..N)"))
+    if (dset(g, "M", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, b->n, b->m, "N-body mass (total 1 at the start; NZERO*ZMBAR Msun)") ||
+        dset(g, "NAM", H5T_NATIVE_INT, H5T_STD_I32LE, 1, b->n, b->name, "name (1..NZERO)"))
         return -1;
     return 0;
 }

@@ -42,6 +42,7 @@ int snapshot_write(const char *path, const sim *s, const deck *dk, const diag *d
 typedef struct snapshot_data {
     int64_t index;
     int n, npairs;
+    int nzero; /* N at the start (NZERO; n when the file has none): M NZERO ZMBAR is Msun */
     double time, time_myr, tstar, vstar, rbar, zmbar;
     double rdens[3], rc, rh;
     double (*x)[3], (*v)[3];

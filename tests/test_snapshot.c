@@ -168,7 +168,7 @@ static void layout(const char *path, int n)
         for (int k = 0; k < 7; k++) ok &= dset_ok(g, f64[k], H5T_IEEE_F64LE, n);
         CHECK(ok, "X1..X3, V1..V3, M: float64, shape (N), with units");
         CHECK(dset_ok(g, "NAM", H5T_STD_I32LE, n), "NAM: int32, shape (N), with units");
-        const char *attrs[] = {"Time", "Time_Myr", "N", "NPAIRS", "TSTAR", "VSTAR", "RBAR", "ZMBAR",
+        const char *attrs[] = {"Time", "Time_Myr", "N", "NZERO", "NPAIRS", "TSTAR", "VSTAR", "RBAR", "ZMBAR",
                                "RDENS", "RC", "RH", "ETOT", "RLAGR", "ETAI", "ETAR", "DTADJ",
                                "DELTAT", "TCRIT", "QE", "NNBMAX", "NFIX", "KZ"};
         int missing = 0;
@@ -324,6 +324,62 @@ static void physical_units(const char *dir)
     check_units_run(dir, "eq-zmbar0", eq, nbody6_units(64, 1.0, 1.0, 1.0, 1.0, 0.0), 0.25);
 }
 
+/* After escapers leave (KZ(23)) N is below NZERO but the mass unit is still
+ * NZERO ZMBAR Msun (NBODY6's): a snapshot must say NZERO, so that M NZERO
+ * ZMBAR gives the stars that stay in Msun and TSTAR keeps its value.  64
+ * Plummer bodies from a file (the deck's ZMBAR 0.5 stays) and one of 5 % of
+ * the mass 30 units out, receding at 1 (escape speed there 0.26), which the
+ * first check (t = 0.25) removes before the snapshot. */
+static void units_after_escapers(const char *dir)
+{
+    enum { N = 65 };
+    deck d;
+    deck_defaults(&d, N - 1);
+    static double m[N], x[N][3], v[N][3];
+    char err[1024], file[600], dpath[600], p[700];
+    if (ic_make(&d, NULL, m, x, v, err, sizeof err)) {
+        CHECK(0, "escapers: initial model: %s", err);
+        return;
+    }
+    for (int i = 0; i < N - 1; i++) m[i] *= 0.95;
+    m[N - 1] = 0.05;
+    x[N - 1][0] = 30.0;
+    x[N - 1][1] = x[N - 1][2] = v[N - 1][1] = v[N - 1][2] = 0.0;
+    v[N - 1][0] = 1.0;
+    snprintf(file, sizeof file, "%s/esc-bodies.txt", dir);
+    if (bodyfile_write(file, N, m, (const double(*)[3])x, (const double(*)[3])v)) {
+        CHECK(0, "escapers: %s", file);
+        return;
+    }
+    char deck[4096];
+    io_deck(deck, sizeof deck, 1000.0, N, 1, 0.25, 0.25, 0.25, 0, 3);
+    char *kz = strstr(deck, "\n0 3 0 0 0 0 0 0 0 0\n"); /* KZ(21..30): KZ(22) = 3 */
+    if (!kz) {
+        CHECK(0, "escapers: io_deck's KZ(21..30) line changed");
+        return;
+    }
+    memcpy(kz + 1, "0 3 1", 5); /* KZ(23) = 1 */
+    snprintf(dpath, sizeof dpath, "%s/esc.deck", dir);
+    io_write(dpath, deck);
+    int rc = io_sh("%s --quiet --gpu=off --ic %s --out %s/esc %s", NBODY6C_BIN, file, dir, dpath);
+    CHECK(rc == 0, "escapers: run (exit %d): %s", rc, io_out);
+    snapshot_data sd;
+    snprintf(p, sizeof p, "%s/esc/snap.000001.h5", dir);
+    if (snapshot_read(p, &sd, err, sizeof err)) {
+        CHECK(0, "escapers: %s", err);
+        return;
+    }
+    double msun = 0.0;
+    for (int k = 0; k < sd.n; k++) msun += sd.m[k] * sd.nzero * sd.zmbar;
+    const units_ref ref = nbody6_units(N, 1.0, 1.0, 1.0, 1.0, 0.5);
+    CHECK(sd.n == N - 1 && sd.nzero == N && rel_ok(msun, 0.95 * N * 0.5, 1e-12) &&
+              rel_ok(sd.tstar, ref.tstar, 1e-12),
+          "escapers: N %d, NZERO %d (64, 65); M NZERO ZMBAR sums to %.10g Msun (the stars left: "
+          "%.10g); TSTAR %.6g Myr (NBODY6: %.6g)", sd.n, sd.nzero, msun, 0.95 * N * 0.5, sd.tstar,
+          ref.tstar);
+    snapshot_data_free(&sd);
+}
+
 /* ---- the program: snapshots of a run, --ic, a failed write -------------- */
 
 int main(void)
@@ -335,6 +391,7 @@ int main(void)
     }
     round_trip(dir);
     physical_units(dir);
+    units_after_escapers(dir);
 
     int n = 128;
     char deck[4096], dpath[600];
