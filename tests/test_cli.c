@@ -147,8 +147,14 @@ static void issue14(const char *dir, const char *deck)
     rc = sh(cmd);
     CHECK(rc == 2 && strstr(out, "finished run") && strstr(out, "KSTART = 3"), "restarting a finished "
           "run without a deck exits 2 saying how to go on (exit %d): %s", rc, out);
-    /* a restart into a new --out carries the log's history and names the checkpoint */
     write_file(d2, "3 100\n0 0 0 0 1.0 0 0 0\n");
+    /* --ic with --restart: the checkpoint has the bodies; refused, not ignored */
+    snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --ic %s --out %s/icr --restart %s/run/checkpoint.bin %s",
+             NBODY6C_BIN, deck, dir, dir, d2);
+    rc = sh(cmd);
+    CHECK(rc == 2 && strstr(out, "--ic") && strstr(out, "restart"), "--ic with --restart exits 2 "
+          "saying why (exit %d): %s", rc, out);
+    /* a restart into a new --out carries the log's history and names the checkpoint */
     snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --out %s/more --restart %s/run/checkpoint.bin %s",
              NBODY6C_BIN, dir, dir, d2);
     rc = sh(cmd);
