@@ -690,6 +690,13 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
         sim_free(s);
         return NULL;
     }
+    /* the field is the checkpoint's (XTRN), not only the deck's: its
+     * Coriolis cache follows it (derived state, not saved) */
+    if (sim_coriolis_cache(s)) {
+        snprintf(err, errlen, "%s: out of memory for the tidal field's cache", name);
+        sim_free(s);
+        return NULL;
+    }
     /* KS: a fresh state from the deck, then the saved pairs */
     int ks = find_section(sec, ns, "KSST");
     if (ks_open(s, dk, err, errlen)) {

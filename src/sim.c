@@ -56,8 +56,6 @@ sim *sim_create(const deck *d, int n, const double *m, const double (*x)[3],
     ALLOC(s->fr, c); ALLOC(s->frd, c); ALLOC(s->d2r, c); ALLOC(s->d3r, c);
     ALLOC(s->t0, c); ALLOC(s->t0r, c); ALLOC(s->dt, c); ALLOC(s->dtr, c);
     ALLOC(s->rs, c);
-    ALLOC(s->vcor, c); ALLOC(s->acor, c); ALLOC(s->tcor, c);
-    for (int i = 0; i < c; i++) s->tcor[i] = NAN;
     ALLOC(s->nnb, c);
     ALLOC(s->list, (size_t)c * s->nbmax);
     s->mtot = 0.0;
@@ -79,12 +77,27 @@ sim *sim_create(const deck *d, int n, const double *m, const double (*x)[3],
         sim_free(s);
         return NULL;
     }
+    if (sim_coriolis_cache(s)) goto nomem;
     return s;
 nomem:
     snprintf(err, errlen, "out of memory allocating %d bodies with lists of %d", n,
              nbmax > 0 ? nbmax : 400);
     sim_free(s);
     return NULL;
+}
+
+int sim_coriolis_cache(sim *s)
+{
+    if (!tide_on(&s->tide) || s->tcor) return 0;
+    int c = s->cap;
+    ALLOC(s->vcor, c); ALLOC(s->acor, c); ALLOC(s->tcor, c);
+    for (int i = 0; i < c; i++) s->tcor[i] = NAN;
+    return 0;
+nomem:
+    free(s->vcor); free(s->acor); free(s->tcor);
+    s->vcor = s->acor = NULL;
+    s->tcor = NULL;
+    return -1;
 }
 
 void sim_free(sim *s)

@@ -120,7 +120,9 @@ typedef struct sim {
     tide tide;
     /* forces.c's Coriolis cache: the velocity and acceleration of body i at
      * tcor[i], to fourth order, so that both irregular forces of a regular
-     * step see the same Coriolis term (NaN: none) */
+     * step see the same Coriolis term (NaN: none).  Only with a tidal field
+     * (sim_coriolis_cache; NULL without): derived state, never in a
+     * checkpoint, refilled at the next block's forces */
     vec3 *vcor, *acor;
     double *tcor;
     /* escapers removed (KZ(23); escape.c): how many bodies (singles and KS
@@ -140,6 +142,10 @@ typedef struct sim {
 sim *sim_create(const deck *d, int n, const double *m, const double (*x)[3],
                 const double (*v)[3], int nbmax, char *err, size_t errlen);
 void sim_free(sim *s);
+/* Allocates the Coriolis cache when the tidal field is on and it is not
+ * there yet (sim_create; a checkpoint whose XTRN section sets the field).
+ * Returns 0 or -1 (out of memory). */
+int sim_coriolis_cache(sim *s);
 
 static inline int *sim_list(const sim *s, int i) { return s->list + (size_t)i * s->nbmax; }
 

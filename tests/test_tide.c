@@ -271,6 +271,10 @@ static double cluster_run(int kz14, double *ejac_check, double *ejac_direct, dou
     *ejac_direct = s->npairs == 0 ? direct_jacobi(s, xs, vs) : d1.etot;
     *rtide = d1.rtide;
     free(xs); free(vs);
+    /* the Coriolis cache exists with a field only (sim_coriolis_cache) */
+    CHECK((s->vcor != NULL && s->acor != NULL && s->tcor != NULL) == (kz14 > 0) &&
+              (s->vcor != NULL || (s->acor == NULL && s->tcor == NULL)),
+          "cluster: Coriolis cache %s with KZ(14) = %d", s->vcor ? "allocated" : "absent", kz14);
     run_end(s);
     return demax;
 }
