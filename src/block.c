@@ -224,14 +224,16 @@ static void correct_regular(sim *s, block_scratch *b, int q, double t, double rs
     int k = b->reg[q];
     int i = b->act[k];
     double DTR = t - s->t0r[i];
-    double fro[3], frdo[3];
+    double fro[3], frdo[3], df[3], dj[3];
+    /* eq. 12: the regular force with the OLD list at t, from the new regular
+     * force and the irregular difference at one predicted state; the
+     * difference summed over the gained and lost bodies (forces.c says why) */
+    list_change_force(s, i, t, sim_list(s, i), s->nnb[i], b->lists + (size_t)q * s->nbmax,
+                      b->nnbn[q], df, dj);
     for (int c = 0; c < 3; c++) {
-        /* eq. 12: the regular force with the OLD list at t, from the new
-         * regular force and the irregular difference at one predicted state */
-        fro[c] = b->ar[q][c] + (b->ai2[q][c] - s->fi[i][c]);
-        frdo[c] = b->jr[q][c] + (b->ji2[q][c] - s->fid[i][c]);
+        fro[c] = b->ar[q][c] + df[c];
+        frdo[c] = b->jr[q][c] + dj[c];
     }
-    double dj[3] = {s->fid[i][0] - b->ji2[q][0], s->fid[i][1] - b->ji2[q][1], s->fid[i][2] - b->ji2[q][2]};
     int skip = DTR > 100.0 * s->dt[i] && dot3(dj, dj) > 1e6 * dot3(b->jr[q], b->jr[q]);
     hermite_regular(DTR, s->fr[i], s->frd[i], fro, frdo, skip, s->x0[i], s->v0[i], s->d2r[i], s->d3r[i]);
 

@@ -15,4 +15,12 @@ int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *er
 void regular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
                    int *lists, int *overflowed);
 
+/* The force and jerk on body i at time t from the bodies its new list
+ * gained (in lnew, not in lold) minus those it lost: F_I,new - F_I,old of
+ * paper eq. 12, summed directly in double from the predicted states.  Both
+ * lists ascending.  Every body is a point mass here, as in the regular force
+ * the term turns into. */
+void list_change_force(const sim *s, int i, double t, const int *lold, int nold,
+                       const int *lnew, int nnew, double df[3], double dj[3]);
+
 #endif
