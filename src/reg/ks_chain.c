@@ -262,6 +262,14 @@ static int chain_intruder(const sim *s, int k, double t)
     double apo = pair_apocentre(o);
     double gj = 2.0 * s->m[best] * apo * apo * apo / (M * r * r * r);
     if (o->gamma > 0.05 || gj > CHAIN_GAMMA || (jpair && r < 4.0 * size)) return best;
+    /* ksint.f route A: the c.m.'s step has fallen below DTMIN and the
+     * intruder is inside RMIN.  Without it a single falls towards a hard
+     * pair (a << RMIN) under Hermite steps until its tidal gamma reaches
+     * CHAIN_GAMMA at a few apocentres: there the two bodies' regular
+     * correctors (their lists differ, so do their regular forces) move them
+     * apart by 1e-7 deep in the pair's potential (measured: 2e-5 of E at
+     * r = 10 a; 8e-4 before the list-change term was summed directly) */
+    if (s->dt[icm] < s->p.dtmin && r < rmin) return best;
     return -1;
 }
 
@@ -526,41 +534,51 @@ int ks_chain_end_escaper(sim *s, double t, char *err, size_t errlen)
 /* ---- absorption ------------------------------------------------------------ */
 
 /* The perturber that should join the chain now (chmod.f's absorption, as
- * NBODY6 does with KZ(30) > 2): approaching, within 3 RSUM of the chain's
- * c.m. or with a tidal gamma above 0.1 on it, a single or a bound KS pair,
- * with room in the chain (CHAIN_NMAX members).  Returns its slot or -1. */
+ * NBODY6 does with KZ(30) > 2): the dominant perturber (largest tidal
+ * gamma on the chain), approaching, within 3 min(RSUM, RMIN) of the
+ * chain's c.m.; a single or a bound KS pair that is not a merged
+ * hierarchy, with room in the chain (CHAIN_NMAX members).  The RMIN cap
+ * is NBODY6's and matters: each absorption widens RSUM, and with a reach
+ * of 3 RSUM alone a chain in a dense core took in 10 members within 0.002
+ * time units under perturbers of gamma 45-80 and lost 2e-6 of E
+ * (test_binpop's Kroupa run, seed 15555556; 1.1e-7 with the cap).
+ * chmod.f's further tests (pericentre, escape speed, GPERT gates) are left
+ * out: they refused the scripted absorption of test_ks_chain until the
+ * encounter was over (1.1e-7 against 9.5e-9 with them out).  Returns the
+ * slot or -1. */
 static int absorb_candidate(const sim *s, double t)
 {
     const ks_chain *ch = &s->ks->ch;
-    double rsum = chain_rsum(&ch->c), M = ch->c.mtot, xc[3], vc[3];
+    double rsum = chain_rsum(&ch->c), M = ch->c.mtot;
+    double xc[3], vc[3];
     ks_predict_slot(s, ch->icm, t, xc, vc);
-    int best = -1;
-    double bestg = 0.0;
+    int p = -1;
+    double bestg = 0.0, d[3] = {0, 0, 0}, w[3] = {0, 0, 0};
     for (int q = 0; q < ch->np; q++) {
-        int p = ch->plist[q];
-        int add = p >= s->n ? 2 : 1;
-        /* up to the chain's capacity (NBODY6's ARchain NMX): at 6, NBODY6
-         * Chain's limit, a hard pair (a = 2.4e-4) that came within 0.002 of
-         * a five-body chain could join neither it nor leave it, and its c.m.
-         * step fell below the time resolution (cc-plummer-2048, NRAND 12345,
-         * t = 602.66) */
-        if (ch->c.n + add > CHAIN_NMAX) continue;
-        if (p >= s->n && !(s->ks->pair[p - s->n].o.h < 0.0)) continue;
-        /* a merged hierarchy splits first (its gamma grows as it nears) */
-        if (p >= s->n && ks_pair_merged(s, p - s->n)) continue;
+        int j = ch->plist[q];
         double xp[3], vp[3];
-        ks_predict_slot(s, p, t, xp, vp);
-        double d[3] = {xp[0] - xc[0], xp[1] - xc[1], xp[2] - xc[2]};
-        double w[3] = {vp[0] - vc[0], vp[1] - vc[1], vp[2] - vc[2]};
-        double r = sqrt(dot3(d, d));
-        if (dot3(d, w) >= 0.0) continue;
-        double g = 2.0 * s->m[p] * rsum * rsum * rsum / (M * r * r * r);
-        if ((r < 3.0 * rsum || g > 0.1) && g > bestg) {
+        ks_predict_slot(s, j, t, xp, vp);
+        double dj[3] = {xp[0] - xc[0], xp[1] - xc[1], xp[2] - xc[2]};
+        double r2 = dot3(dj, dj), g = 2.0 * s->m[j] * rsum * rsum * rsum / (M * r2 * sqrt(r2));
+        if (g > bestg) {
             bestg = g;
-            best = p;
+            p = j;
+            memcpy(d, dj, sizeof d);
+            for (int c = 0; c < 3; c++) w[c] = vp[c] - vc[c];
         }
     }
-    return best;
+    if (p < 0) return -1;
+    int pair = p >= s->n;
+    /* up to the chain's capacity (NBODY6's ARchain NMX): at 6, NBODY6
+     * Chain's limit, a hard pair (a = 2.4e-4) that came within 0.002 of a
+     * five-body chain could join neither it nor leave it, and its c.m. step
+     * fell below the time resolution (cc-plummer-2048, NRAND 12345,
+     * t = 602.66) */
+    if (ch->c.n + (pair ? 2 : 1) > CHAIN_NMAX) return -1;
+    if (pair && !(s->ks->pair[p - s->n].o.h < 0.0)) return -1;
+    if (pair && ks_pair_merged(s, p - s->n)) return -1; /* it splits first */
+    if (dot3(d, w) >= 0.0 || dot3(d, d) > 9.0 * fmin(rsum * rsum, s->p.rmin * s->p.rmin)) return -1;
+    return p;
 }
 
 /* The singles named (already at time t) join the chain. */
