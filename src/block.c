@@ -33,8 +33,11 @@ struct block_scratch {
     int *nnbn, *lists, *ovf, *nnb0;
     double *tj;        /* t0 for set_jp */
     const int **lp;    /* KS: the list each force call used, per member */
+    int *ri;           /* slots of the regular members */
     block_profile prof; /* where the time goes, by block size */
-    double wend;       /* wall clock at the end of the last block step */
+    double wend;       /* wall clock at the end of the last block step (0: none
+                        * to count "between" from) */
+    double refill;     /* seconds of schedule rebuild since the last block step */
 };
 
 block_scratch *block_create(const sim *s)
@@ -59,7 +62,8 @@ block_scratch *block_create(const sim *s)
     b->tj = malloc(sizeof(double) * c);
     b->lists = malloc(sizeof(int) * (size_t)c * s->nbmax);
     b->lp = malloc(sizeof(int *) * c);
-    if (!b->lp || !b->sq || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
+    b->ri = malloc(sizeof(int) * c);
+    if (!b->lp || !b->ri || !b->sq || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
         !b->ji2 || !b->vpred || !b->dt0 || !b->nnbn || !b->ovf || !b->nnb0 || !b->tj || !b->lists) {
         block_free(b);
         return NULL;
@@ -72,7 +76,7 @@ void block_free(block_scratch *b)
     if (!b) return;
     schedule_free(b->sq);
     void *p[] = {b->act, b->reg, b->ai, b->ji, b->ar, b->jr, b->ai2, b->ji2,
-                 b->vpred, b->dt0, b->nnbn, b->ovf, b->nnb0, b->tj, b->lists, (void *)b->lp};
+                 b->vpred, b->dt0, b->nnbn, b->ovf, b->nnb0, b->tj, b->lists, (void *)b->lp, b->ri};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
     free(b);
 }
@@ -106,6 +110,8 @@ static double prof_lap(double *w)
 }
 
 const block_profile *block_get_profile(const block_scratch *b) { return &b->prof; }
+
+void block_profile_idle(block_scratch *b) { b->wend = 0.0; }
 
 void block_profile_print(const block_profile *p, FILE *f)
 {
@@ -143,9 +149,15 @@ static double dot3(const double a[3], const double b[3])
 
 /* ---- schedule ---------------------------------------------------------- */
 
+/* A rebuild after a KS event happens here, usually from the run loop
+ * between two block steps: its time goes to the next block's schedule
+ * phase, not to "between". */
 double block_next_time(sim *s, block_scratch *b)
 {
-    return schedule_time(b->sq, s);
+    if (!schedule_stale(b->sq)) return schedule_time(b->sq, s);
+    double w = omp_get_wtime(), t = schedule_time(b->sq, s);
+    b->refill += omp_get_wtime() - w;
+    return t;
 }
 
 /* The bodies due at t, ascending, and those of them due a regular step. */
@@ -349,11 +361,17 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     double ph[BLOCK_PROF_PHASES] = {0};
     double w = omp_get_wtime();
     if (b->wend > 0.0) ph[PH_BETWEEN] = w - b->wend;
+    /* a rebuild timed before this step started (in the run loop's
+     * block_next_time) belongs to this step's schedule phase; one made
+     * below is in that phase's lap already */
+    double refill = b->refill;
+    if (ph[PH_BETWEEN] >= refill) ph[PH_BETWEEN] -= refill;
     double t = block_next_time(s, b);
+    b->refill = 0.0;
     s->time = t;
     select_block(s, b);
     const int nact = b->nact, nreg = b->nreg;
-    ph[PH_SCHED] = prof_lap(&w);
+    ph[PH_SCHED] = prof_lap(&w) + refill;
     /* KS pairs first, up to the block time (subint.f) */
     if (ks_advance(s, t)) {
         snprintf(err, errlen, "a KS pair could not be advanced to t = %.17g (see above)", t);
@@ -391,7 +409,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
 
     /* 3. regular forces, new lists, irregular forces with them, regular corrector */
     if (b->nreg > 0) {
-        int *ri = malloc(sizeof(int) * b->nreg);
+        int *ri = b->ri;
         for (int q = 0; q < b->nreg; q++) ri[q] = b->act[b->reg[q]];
         gpunb_predict(s->nb, t);
         regular_force(s, b->nreg, ri, b->ar, b->jr, b->nnbn, b->lists, b->ovf);
@@ -413,7 +431,6 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
             ks_irr_correct(s, b->nreg, ri, b->lp, b->nnbn, b->ai2, b->ji2);
         }
         for (int q = 0; q < b->nreg; q++) s->nnb[ri[q]] = b->nnb0[q];
-        free(ri);
         if (rc) return -1;
         double rsfac = nbradius_rsfac(s);
         ph[PH_FIRR_NEW] = prof_lap(&w);

@@ -136,6 +136,7 @@ fail:
 int run_advance(sim *s, double t, char *err, size_t errlen)
 {
     double w0 = omp_get_wtime();
+    block_profile_idle(s->bs); /* the check or output before this is not the loop's */
     while (block_next_time(s, s->bs) <= t) {
         if (block_step(s, s->bs, err, errlen)) return -1;
     }
@@ -297,6 +298,7 @@ static int advance_checked(run_ctx *c, double t, char *err, size_t errlen)
     sim *s = c->s;
     double w0 = omp_get_wtime();
     int rc = 0;
+    block_profile_idle(s->bs); /* the check or output before this is not the loop's */
     while (block_next_time(s, s->bs) <= t) {
         if (block_step(s, s->bs, err, errlen)) {
             rc = -1;

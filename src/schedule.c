@@ -58,6 +58,8 @@ void schedule_free(schedule *q)
 
 void schedule_reset(schedule *q) { q->valid = 0; }
 
+int schedule_stale(const schedule *q) { return !q->valid; }
+
 static void die_oom(void)
 {
     fprintf(stderr, "nbody6c: out of memory in the block schedule\n");

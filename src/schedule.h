@@ -16,6 +16,9 @@ void schedule_free(schedule *q);
  * t0 + dt (after steps changed outside the block step, or a restart). */
 void schedule_reset(schedule *q);
 
+/* 1 when the next schedule_time rebuilds (O(N)) after a schedule_reset. */
+int schedule_stale(const schedule *q);
+
 /* The next block time: the smallest t0 + dt over bodies [ifirst, ntot). */
 double schedule_time(schedule *q, sim *s);
 
