@@ -197,6 +197,16 @@ static inline void prefetch_slot(const simd_irr *s, int j)
     __builtin_prefetch(s->rec + (size_t)j * GPUIRR_REC, 1);
 }
 
+/* Predicts the slots u[0..n) (distinct), each record fetched PREFETCH_AHEAD
+ * predictions before it is needed. */
+static void predict_ahead(simd_irr *s, const int *u, int n, double t)
+{
+    for (int k = 0; k < n; k++) {
+        if (k + PREFETCH_AHEAD < n) prefetch_slot(s, u[k + PREFETCH_AHEAD]);
+        predict_one(s, u[k], t);
+    }
+}
+
 static unsigned next_epoch(simd_irr *s)
 {
     if (++s->epoch == 0) {
@@ -224,6 +234,23 @@ static int gather_union(simd_irr *s, int ni, const int *ilist, int *u)
     return nu;
 }
 
+/* Slots per piece of pred_marked's sweep: the marked ones of a piece are
+ * collected first, so that their records can be fetched ahead. */
+enum { SWEEP_PIECE = 512 };
+
+/* The marked slots of [lo, hi) predicted in ascending order.  Marks are
+ * sparse in a medium block (a few thousand of N), so the hardware
+ * prefetcher does not guess the next record: without the fetch ahead each
+ * prediction waited for its record (measured: ~40 % of predict_one's time
+ * on the load of its tpred). */
+static void predict_marked_piece(simd_irr *s, int lo, int hi, unsigned epoch, double t)
+{
+    int u[SWEEP_PIECE], n = 0;
+    for (int j = lo; j < hi; j++)
+        if (__atomic_load_n(&s->stamp[j], __ATOMIC_RELAXED) == epoch) u[n++] = j;
+    predict_ahead(s, u, n, t);
+}
+
 /* A big block, in parallel: each thread marks the slots its share of the
  * block needs (relaxed stores of one value: no read-modify-write, no
  * order), then a sweep over the used slots predicts the marked ones.  A
@@ -233,6 +260,7 @@ static void pred_marked(simd_irr *s, int ni, const int *ilist, double t)
 {
     const unsigned epoch = next_epoch(s);
     const int nused = s->nused;
+    const int npieces = (nused + SWEEP_PIECE - 1) / SWEEP_PIECE;
     #pragma omp parallel
     {
         #pragma omp for schedule(static)
@@ -244,8 +272,10 @@ static void pred_marked(simd_irr *s, int ni, const int *ilist, double t)
         }
         /* the loop's barrier: every mark is in before the sweep */
         #pragma omp for schedule(static)
-        for (int j = 0; j < nused; j++)
-            if (__atomic_load_n(&s->stamp[j], __ATOMIC_RELAXED) == epoch) predict_one(s, j, t);
+        for (int p = 0; p < npieces; p++) {
+            int lo = p * SWEEP_PIECE, hi = lo + SWEEP_PIECE < nused ? lo + SWEEP_PIECE : nused;
+            predict_marked_piece(s, lo, hi, epoch, t);
+        }
     }
 }
 
@@ -263,11 +293,7 @@ static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
         return;
     }
     int *u = s->bad; /* scratch of nmax ints: no firr runs meanwhile */
-    const int nu = gather_union(s, ni, ilist, u);
-    for (int k = 0; k < nu; k++) {
-        if (k + PREFETCH_AHEAD < nu) prefetch_slot(s, u[k + PREFETCH_AHEAD]);
-        predict_one(s, u[k], t);
-    }
+    predict_ahead(s, u, gather_union(s, ni, ilist, u), t);
 }
 
 /* Body i's irregular force in double from the predicted double state: the
