@@ -452,14 +452,15 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     s->cnt.blocks++;
     ph[PH_SEND] = prof_lap(&w);
     /* 5. KS: perturber renewal after c.m. regular steps, terminations, new
-     * pairs; an event moves slots, so the schedule starts afresh */
+     * pairs; an event moves slots and restarts bodies, so the schedule
+     * refiles the slots whose next time changed (the members too) */
     int ch = 0;
     if (s->ks) {
         for (int q = 0; q < b->nreg; q++) ks_note_regular(s, b->act[b->reg[q]]);
         ch = ks_block_end(s, b->act, b->nact, t, err, errlen);
     }
     ph[PH_KSEND] = prof_lap(&w);
-    if (ch > 0) block_reschedule(b);
+    if (ch > 0) schedule_refresh(b->sq, s);
     else if (ch == 0) schedule_update(s, b);
     ph[PH_SCHED] += prof_lap(&w);
     account_block(s, b, ph, nact, nreg);

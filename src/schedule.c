@@ -5,8 +5,11 @@
  * levels in use.  A block takes the earliest group whole and puts its
  * members back at their new times, so a block costs O(members) plus a scan
  * of the few group times; nothing scans all N except a rebuild after
- * schedule_reset.  (A body whose t0 is not a multiple of its step only makes
- * one group more: the order of blocks is the same.)  Owns the groups. */
+ * schedule_reset; after a KS event schedule_refresh compares each slot's
+ * filed time with its t0 + dt (one sequential sweep) and moves only the
+ * few that differ.  (A body whose t0 is not a multiple of its step only
+ * makes one group more: the order of blocks is the same.)  Owns the
+ * groups. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +30,13 @@ struct schedule {
                        * ng keep their buffers for reuse */
     group *g;
     uint64_t *bits;   /* scratch of schedule_take's ordering: one bit a slot */
+    /* per slot: whether it is in a group and that group's time, so that
+     * schedule_refresh finds the few slots an event changed without
+     * refiling all N; lo, hi: the slot range filed at the last rebuild or
+     * refresh */
+    unsigned char *filed;
+    double *tput;
+    int lo, hi;
     /* recent times and their group positions, valid while gen is unchanged
      * (any insertion or removal of a group moves positions) */
     struct { double t; int pos; uint64_t gen; } hint[64];
@@ -40,8 +50,10 @@ schedule *schedule_create(int cap)
     q->cap = cap;
     q->gen = 1; /* the zeroed hints are not valid */
     q->bits = calloc((size_t)cap / 64 + 1, sizeof(uint64_t));
-    if (!q->bits) {
-        free(q);
+    q->filed = calloc((size_t)cap + 1, 1);
+    q->tput = malloc(sizeof(double) * ((size_t)cap + 1));
+    if (!q->bits || !q->filed || !q->tput) {
+        schedule_free(q);
         return NULL;
     }
     return q;
@@ -53,6 +65,8 @@ void schedule_free(schedule *q)
     for (int k = 0; k < q->gcap; k++) free(q->g[k].ids);
     free(q->g);
     free(q->bits);
+    free(q->filed);
+    free(q->tput);
     free(q);
 }
 
@@ -136,6 +150,35 @@ static void put_at(schedule *q, int i, double t)
         g->cap = nc;
     }
     g->ids[g->n++] = i;
+    q->filed[i] = 1;
+    q->tput[i] = t;
+}
+
+/* Group pos out of the ascending list (its buffer kept for reuse). */
+static void remove_group(schedule *q, int pos)
+{
+    q->gen++;
+    group spare = q->g[pos];
+    memmove(q->g + pos, q->g + pos + 1, sizeof(group) * (size_t)(q->ng - pos - 1));
+    q->ng--;
+    q->g[q->ng] = spare;
+    q->g[q->ng].n = 0;
+}
+
+/* Slot i out of the group it was filed in; an emptied group goes (a block
+ * of no members must never come first). */
+static void unfile(schedule *q, int i)
+{
+    int pos = lower_bound(q, q->tput[i]);
+    q->filed[i] = 0;
+    if (!(pos < q->ng && q->g[pos].t == q->tput[i])) return; /* not filed after all */
+    group *g = &q->g[pos];
+    for (int k = 0; k < g->n; k++) {
+        if (g->ids[k] != i) continue;
+        g->ids[k] = g->ids[--g->n]; /* order within a group is free: take sorts */
+        break;
+    }
+    if (g->n == 0) remove_group(q, pos);
 }
 
 void schedule_put(schedule *q, const sim *s, int i)
@@ -149,7 +192,25 @@ static void rebuild(schedule *q, const sim *s)
     q->ng = 0;
     q->gen++;
     q->valid = 1;
+    memset(q->filed, 0, (size_t)q->cap + 1);
     for (int i = s->ifirst; i < s->ntot; i++) put_at(q, i, s->t0[i] + s->dt[i]);
+    q->lo = s->ifirst;
+    q->hi = s->ntot;
+}
+
+void schedule_refresh(schedule *q, sim *s)
+{
+    if (!q->valid) return; /* the next schedule_time rebuilds anyway */
+    int lo = q->lo < s->ifirst ? q->lo : s->ifirst, hi = q->hi > s->ntot ? q->hi : s->ntot;
+    for (int i = lo; i < hi; i++) {
+        int in = i >= s->ifirst && i < s->ntot;
+        double t = in ? s->t0[i] + s->dt[i] : 0.0;
+        if (q->filed[i] && (!in || q->tput[i] != t)) unfile(q, i);
+        if (in && !q->filed[i]) put_at(q, i, t);
+    }
+    q->lo = s->ifirst;
+    q->hi = s->ntot;
+    s->cnt.schedule_fills++;
 }
 
 double schedule_time(schedule *q, sim *s)
@@ -197,6 +258,7 @@ int schedule_take(schedule *q, sim *s, int *act)
     if (schedule_time(q, s) == INFINITY) return 0;
     group first = q->g[0];
     ascending(q, first.ids, first.n, act);
+    for (int k = 0; k < first.n; k++) q->filed[first.ids[k]] = 0;
     q->gen++;
     memmove(q->g, q->g + 1, sizeof(group) * (size_t)(q->ng - 1));
     q->ng--;

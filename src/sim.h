@@ -60,7 +60,7 @@ typedef struct timers {
 typedef struct counters {
     int64_t steps_irr, steps_reg, blocks;
     int64_t nb_overflow_retries;
-    int64_t blocks_regular, schedule_fills; /* schedule_fills: full rebuilds of the schedule */
+    int64_t blocks_regular, schedule_fills; /* schedule_fills: rebuilds of the schedule (full, or refreshed after a KS event) */
 } counters;
 
 typedef struct sim {

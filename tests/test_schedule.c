@@ -1,7 +1,8 @@
 /* test_schedule.c — the block schedule (src/schedule.c) against a brute-force
  * scan of every body: random block steps (powers of two, t0 a multiple of
  * dt, as the integrator keeps them), some bodies off that grid, resets in
- * between, a slot range that moves (as at KS events).  Each block must hold
+ * between, a slot range that moves (as at KS events), and events refreshed
+ * in place (schedule_refresh).  Each block must hold
  * exactly the bodies with the smallest t0 + dt, in ascending slot order. */
 #include <math.h>
 #include <stdlib.h>
@@ -35,7 +36,27 @@ static double new_step(rng *r, double t, int odd)
     return dt;
 }
 
-static int run_case(rng *r, int n, int odd_every, int blocks, int reset_every)
+/* As a KS event at block time t, after the members got their new steps:
+ * a few slot pairs exchange their bodies, a few bodies restart at t with
+ * new steps, and the integrated range moves by a pair of slots. */
+static void fake_event(rng *r, sim *s, double t)
+{
+    for (int e = 0; e < 3; e++) {
+        int a = s->ifirst + (int)(rng_uniform(r) * (s->ntot - s->ifirst));
+        int b = s->ifirst + (int)(rng_uniform(r) * (s->ntot - s->ifirst));
+        double t0 = s->t0[a], dt = s->dt[a];
+        s->t0[a] = s->t0[b]; s->dt[a] = s->dt[b];
+        s->t0[b] = t0; s->dt[b] = dt;
+        int c = s->ifirst + (int)(rng_uniform(r) * (s->ntot - s->ifirst));
+        s->t0[c] = t;
+        s->dt[c] = new_step(r, t, 0);
+    }
+    int moved = s->ifirst + ((rng_uniform(r) < 0.5) ? -2 : 2);
+    if (moved >= 0 && moved < 8) s->ifirst = moved;
+}
+
+static int run_case_events(rng *r, int n, int odd_every, int blocks, int reset_every,
+                           int event_every)
 {
     sim s;
     memset(&s, 0, sizeof s);
@@ -61,16 +82,26 @@ static int run_case(rng *r, int n, int odd_every, int blocks, int reset_every)
             bad = 1;
             break;
         }
+        int event = event_every && b % event_every == event_every - 1;
         for (int k = 0; k < nact; k++) {
             int i = act[k];
             s.t0[i] = t;
             s.dt[i] = new_step(r, t, odd_every && i % odd_every == 0);
-            schedule_put(q, &s, i);
+            if (!event) schedule_put(q, &s, i);
+        }
+        if (event) { /* as block_step after a KS event: the members are refiled too */
+            fake_event(r, &s, t);
+            schedule_refresh(q, &s);
         }
     }
     schedule_free(q);
     free(act); free(ref); free(s.t0); free(s.dt);
     return bad;
+}
+
+static int run_case(rng *r, int n, int odd_every, int blocks, int reset_every)
+{
+    return run_case_events(r, n, odd_every, blocks, reset_every, 0);
 }
 
 int main(void)
@@ -83,5 +114,10 @@ int main(void)
           "every 7th body off the step grid (a group each): same blocks as a full scan");
     CHECK(!run_case(&r, 2000, 0, 20000, 97),
           "resets every 97 blocks with a moving slot range: same blocks as a full scan");
+    CHECK(!run_case_events(&r, 2000, 7, 20000, 0, 13),
+          "an event every 13 blocks (slots exchanged, bodies restarted, the range moved), "
+          "refreshed: same blocks as a full scan");
+    CHECK(!run_case_events(&r, 2000, 0, 20000, 97, 5),
+          "events every 5 blocks and resets every 97: same blocks as a full scan");
     return check_done();
 }
