@@ -105,6 +105,30 @@ static void check_input_deck(const expected *e)
           "%s notes KZ(21) only", e->path);
 }
 
+/* The core-collapse acceptance decks (scripts/cc-acceptance.sh): not of the
+ * sample family above; what the runs rely on. */
+typedef struct acceptance {
+    const char *path;
+    int n, nrand;
+    double tcrit, dtadj, deltat, alphas;
+} acceptance;
+
+static void check_acceptance_deck(const acceptance *e)
+{
+    deck d;
+    char err[512];
+    int rc = deck_read_path(e->path, &d, err, sizeof err);
+    CHECK(rc == 0, "%s reads (%s)", e->path, rc ? err : "ok");
+    if (rc)
+        return;
+    CHECK(d.n == e->n && d.nrand == e->nrand && d.tcrit == e->tcrit && d.dtadj == e->dtadj &&
+              d.deltat == e->deltat && d.qe == 2.0e-4 && d.alphas == e->alphas && d.kz[15] == 1 &&
+              d.kz[30] == 1 && d.kz[5] == 1 && d.nbin0 == 0,
+          "%s: N %d NRAND %d TCRIT %g DTADJ %g DELTAT %g QE %g ALPHAS %g KZ(5) %d KZ(15) %d "
+          "KZ(30) %d NBIN0 %d", e->path, d.n, d.nrand, d.tcrit, d.dtadj, d.deltat, d.qe, d.alphas,
+          d.kz[5], d.kz[15], d.kz[30], d.nbin0);
+}
+
 static void test_input_decks(void)
 {
     static const expected E[] = {
@@ -119,9 +143,15 @@ static void test_input_decks(void)
         {"input/plummer-imf-32768-t2.deck", 32768, 250, 3, 0.12, 2.0, 2.3, 10.0, 0.1, 0.125, 2.0},
         {"input/default-imf-4096-t10.deck", 4096, 120, 1, 0.19, 10.0, 2.3, 10.0, 0.1, 1.0, 1.0},
     };
-    size_t ne = sizeof E / sizeof E[0];
+    static const acceptance A[] = {
+        {"input/cc-plummer-2048.deck", 2048, 12345, 900.0, 10.0, 10.0, 1.0},
+        {"input/plummer-imf-1024-t200.deck", 1024, 199, 200.0, 2.0, 10.0, 2.3},
+    };
+    size_t ne = sizeof E / sizeof E[0], na = sizeof A / sizeof A[0];
     for (size_t i = 0; i < ne; i++)
         check_input_deck(&E[i]);
+    for (size_t i = 0; i < na; i++)
+        check_acceptance_deck(&A[i]);
     /* and no deck in input/ is left out of the table above */
     DIR *dir = opendir("input");
     CHECK(dir != NULL, "input/ opens");
@@ -137,13 +167,15 @@ static void test_input_decks(void)
         int found = 0;
         for (size_t i = 0; i < ne; i++)
             if (!strcmp(E[i].path + strlen("input/"), de->d_name)) found = 1;
+        for (size_t i = 0; i < na; i++)
+            if (!strcmp(A[i].path + strlen("input/"), de->d_name)) found = 1;
         if (!found) {
             printf("# input/%s is not in the test's table\n", de->d_name);
             missing++;
         }
     }
     closedir(dir);
-    CHECK(missing == 0 && seen == (int)ne, "every deck in input/ (%d) is checked", seen);
+    CHECK(missing == 0 && seen == (int)(ne + na), "every deck in input/ (%d) is checked", seen);
 }
 
 /* ---- the list-directed rules ---- */

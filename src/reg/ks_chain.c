@@ -311,7 +311,6 @@ static int chain_start(sim *s, int n, const int *names, double t, char *err, siz
         id[k] = names[k];
     }
     double e_before = members_energy(n, m, (const double(*)[3])x, (const double(*)[3])v);
-    if (getenv("CHAIN_DEBUG")) fprintf(stderr, "chain_start t=%.6g n=%d e_members %.15g\n", t, n, e_before);
     /* relative to the first member: chain.h wants a nearby origin (cluster
      * coordinates would cost a tight pair eps |x| / a of its accuracy) */
     double x0[3], v0[3], xr[CHAIN_NMAX][3], vr[CHAIN_NMAX][3], xcm[3], vcm[3];
@@ -330,7 +329,6 @@ static int chain_start(sim *s, int n, const int *names, double t, char *err, siz
         xcm[c] += x0[c];
         vcm[c] += v0[c];
     }
-    if (getenv("CHAIN_DEBUG")) fprintf(stderr, "  chain_energy %.15g  -B %.15g\n", chain_energy(&ch->c), -ch->c.B);
     /* bodies that list some of the members but not all: they would gain
      * the others through the c.m.; they restart at t, as at a KS formation */
     unsigned char *mark = ks->mark;
@@ -534,51 +532,47 @@ int ks_chain_end_escaper(sim *s, double t, char *err, size_t errlen)
 /* ---- absorption ------------------------------------------------------------ */
 
 /* The perturber that should join the chain now (chmod.f's absorption, as
- * NBODY6 does with KZ(30) > 2): the dominant perturber (largest tidal
- * gamma on the chain), approaching, within 3 min(RSUM, RMIN) of the
- * chain's c.m.; a single or a bound KS pair that is not a merged
- * hierarchy, with room in the chain (CHAIN_NMAX members).  The RMIN cap
- * is NBODY6's and matters: each absorption widens RSUM, and with a reach
- * of 3 RSUM alone a chain in a dense core took in 10 members within 0.002
- * time units under perturbers of gamma 45-80 and lost 2e-6 of E
- * (test_binpop's Kroupa run, seed 15555556; 1.1e-7 with the cap).
- * chmod.f's further tests (pericentre, escape speed, GPERT gates) are left
- * out: they refused the scripted absorption of test_ks_chain until the
- * encounter was over (1.1e-7 against 9.5e-9 with them out).  Returns the
- * slot or -1. */
+ * NBODY6 does with KZ(30) > 2): approaching, within 3 RSUM of the chain's
+ * c.m. or with a tidal gamma above 0.1 on it, a single or a bound KS pair,
+ * with room in the chain (CHAIN_NMAX members).  Returns its slot or -1.
+ * chmod.f caps the reach at 3 RMIN; tried: it made test_ks_merge's split
+ * encounter worse (median |dE/E| 3.3e-7 against 1.4e-7 over seven impact
+ * parameters) and was not needed for the runaway absorption of
+ * test_binpop's Kroupa seed 15555556 (-2.0e-6 before; 1.05e-7 with the
+ * list-change term of the regular corrector and route A of the chain
+ * start, with or without the cap). */
 static int absorb_candidate(const sim *s, double t)
 {
     const ks_chain *ch = &s->ks->ch;
-    double rsum = chain_rsum(&ch->c), M = ch->c.mtot;
-    double xc[3], vc[3];
+    double rsum = chain_rsum(&ch->c), M = ch->c.mtot, xc[3], vc[3];
     ks_predict_slot(s, ch->icm, t, xc, vc);
-    int p = -1;
-    double bestg = 0.0, d[3] = {0, 0, 0}, w[3] = {0, 0, 0};
+    int best = -1;
+    double bestg = 0.0;
     for (int q = 0; q < ch->np; q++) {
-        int j = ch->plist[q];
+        int p = ch->plist[q];
+        int add = p >= s->n ? 2 : 1;
+        /* up to the chain's capacity (NBODY6's ARchain NMX): at 6, NBODY6
+         * Chain's limit, a hard pair (a = 2.4e-4) that came within 0.002 of
+         * a five-body chain could join neither it nor leave it, and its c.m.
+         * step fell below the time resolution (cc-plummer-2048, NRAND 12345,
+         * t = 602.66) */
+        if (ch->c.n + add > CHAIN_NMAX) continue;
+        if (p >= s->n && !(s->ks->pair[p - s->n].o.h < 0.0)) continue;
+        /* a merged hierarchy splits first (its gamma grows as it nears) */
+        if (p >= s->n && ks_pair_merged(s, p - s->n)) continue;
         double xp[3], vp[3];
-        ks_predict_slot(s, j, t, xp, vp);
-        double dj[3] = {xp[0] - xc[0], xp[1] - xc[1], xp[2] - xc[2]};
-        double r2 = dot3(dj, dj), g = 2.0 * s->m[j] * rsum * rsum * rsum / (M * r2 * sqrt(r2));
-        if (g > bestg) {
+        ks_predict_slot(s, p, t, xp, vp);
+        double d[3] = {xp[0] - xc[0], xp[1] - xc[1], xp[2] - xc[2]};
+        double w[3] = {vp[0] - vc[0], vp[1] - vc[1], vp[2] - vc[2]};
+        double r = sqrt(dot3(d, d));
+        if (dot3(d, w) >= 0.0) continue;
+        double g = 2.0 * s->m[p] * rsum * rsum * rsum / (M * r * r * r);
+        if ((r < 3.0 * rsum || g > 0.1) && g > bestg) {
             bestg = g;
-            p = j;
-            memcpy(d, dj, sizeof d);
-            for (int c = 0; c < 3; c++) w[c] = vp[c] - vc[c];
+            best = p;
         }
     }
-    if (p < 0) return -1;
-    int pair = p >= s->n;
-    /* up to the chain's capacity (NBODY6's ARchain NMX): at 6, NBODY6
-     * Chain's limit, a hard pair (a = 2.4e-4) that came within 0.002 of a
-     * five-body chain could join neither it nor leave it, and its c.m. step
-     * fell below the time resolution (cc-plummer-2048, NRAND 12345,
-     * t = 602.66) */
-    if (ch->c.n + (pair ? 2 : 1) > CHAIN_NMAX) return -1;
-    if (pair && !(s->ks->pair[p - s->n].o.h < 0.0)) return -1;
-    if (pair && ks_pair_merged(s, p - s->n)) return -1; /* it splits first */
-    if (dot3(d, w) >= 0.0 || dot3(d, d) > 9.0 * fmin(rsum * rsum, s->p.rmin * s->p.rmin)) return -1;
-    return p;
+    return best;
 }
 
 /* The singles named (already at time t) join the chain. */
