@@ -1,6 +1,7 @@
 /* test_cli.c — the program as users call it: exit codes and messages for
  * bad input and usage, an existing run kept without --force, a short run's
  * files.  Runs bin/nbody6c (the path the Makefile passes as NBODY6C_BIN). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +254,28 @@ int main(void)
     CHECK(sh(cmd) == 2 && strstr(out, "--force"), "an earlier run is not overwritten without --force");
     snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --force --out %s %s", NBODY6C_BIN, outdir, deck);
     CHECK(sh(cmd) == 0, "--force overwrites it");
+
+    /* --energy-probe measures on a copy: the run's checks are the same as
+     * without it, and the probe at a check's time gives the check's E */
+    char pdir[600];
+    snprintf(pdir, sizeof pdir, "%s/probe", dir);
+    snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --energy-probe 0.01 --out %s %s", NBODY6C_BIN, pdir, deck);
+    CHECK(sh(cmd) == 0, "a run with --energy-probe 0.01 exits 0: %s", out);
+    char cmd2[4096];
+    snprintf(cmd2, sizeof cmd2, "for d in %s %s; do awk '!/^#/ {print $1, $2, $3, $4, $5, $17, $18}' "
+             "$d/log.txt > $d/checks.txt; done; test -s %s/checks.txt && cmp %s/checks.txt %s/checks.txt",
+             outdir, pdir, outdir, outdir, pdir);
+    CHECK(sh(cmd2) == 0, "the probed run's checks (t, E, T, W, dE, steps) equal the unprobed run's: %s", out);
+    snprintf(cmd, sizeof cmd, "awk '!/^#/ && $1 == 0.25 {print $2}' %s/log.txt; "
+             "awk '!/^#/ && $1 + 0 == 0.25 {print $2}' %s/probe.txt; grep -vc '^#' %s/probe.txt",
+             outdir, pdir, pdir);
+    double elog = 0.0, eprobe = 0.0;
+    int nprobe = 0;
+    CHECK(sh(cmd) == 0 && sscanf(out, "%lf %lf %d", &elog, &eprobe, &nprobe) == 3 && nprobe >= 45 &&
+              fabs(eprobe - elog) <= 1e-9 * fabs(elog),
+          "probe.txt: %d probes; at t = 0.25 E %.12g as the check's %.10f", nprobe, eprobe, elog);
+    snprintf(cmd, sizeof cmd, "%s --energy-probe -1 %s", NBODY6C_BIN, deck);
+    CHECK(sh(cmd) == 2 && strstr(out, "--energy-probe"), "--energy-probe -1 exits 2 naming it: %s", out);
 
     issue14(dir, deck);
 
