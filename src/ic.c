@@ -76,6 +76,11 @@ static int imf_masses(const deck *d)
     return d->kz[22] <= 1 && !equal_mass_deck(d) && d->n > 1;
 }
 
+int ic_masses_from_imf(const deck *d)
+{
+    return imf_masses(d);
+}
+
 /* With NBIN0 > 0 and KZ(20) >= 2 NBODY6's imf2.f draws the binaries'
  * components and binpop.f takes them (BODY0) instead of RATIO and NSKIP.
  * Only Kroupa's 6, 7 drawn for a model get here with such components: with

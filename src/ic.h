@@ -96,6 +96,10 @@ int ic_make(const deck *d, const char *ic_file, double *m, double (*x)[3], doubl
  * the deck's ZMBAR, or 1 when that is not positive (units.f's default:
  * <m> = 1 Msun).  Returns a value > 0. */
 double ic_mean_mass_msun(const deck *d);
+
+/* Whether the masses come from a mass function in Msun (KZ(22) <= 1 and not
+ * equal masses): then ZMBAR is their mean, as NBODY6's imf.f sets it. */
+int ic_masses_from_imf(const deck *d);
 /* Which initial conditions a deck gives, in words for the log: the model and
  * masses, or the file (ic_file NULL: fort.10) and whether it is scaled. */
 void ic_describe(const deck *d, const char *ic_file, char *buf, size_t len);

@@ -596,12 +596,18 @@ static int finish(run_ctx *c, char *err, size_t errlen)
                  "interval's largest events)", c->s->time);
         return -1;
     }
-    if (c->stop == STOP_NCRIT)
-        /* bodies are never removed (KZ(23) is refused), so a restart would
-         * stop again at once: the deck is what must change */
-        fprintf(stderr, "nbody6c: stopped at t = %.6g: N = %d is below NCRIT = %d (deck line 2); "
-                "nbody6c removes no bodies, so NCRIT above N stops every run at its first "
-                "output: set NCRIT <= N (0: no limit)\n", c->s->time, c->s->n, c->dk.ncrit);
+    if (c->stop == STOP_NCRIT && c->s->n < c->s->nzero)
+        /* a restart as saved would stop again at once: a lower NCRIT from
+         * a restart deck is what goes on */
+        fprintf(stderr, "nbody6c: stopped at t = %.6g: N = %d (of %d; the rest escaped) is below "
+                "NCRIT = %d (deck line 2); to go on: nbody6c --restart %s with a KSTART = 4 "
+                "restart deck giving a lower NCRIT\n", c->s->time, c->s->n, c->s->nzero,
+                c->dk.ncrit, c->ckpt_path);
+    else if (c->stop == STOP_NCRIT)
+        /* no body left: NCRIT was above N from the start */
+        fprintf(stderr, "nbody6c: stopped at t = %.6g: N = %d is below NCRIT = %d (deck line 2) "
+                "from the start, so it stops every run at its first output: set NCRIT <= N "
+                "(0: no limit)\n", c->s->time, c->s->n, c->dk.ncrit);
     else if (c->stop != STOP_TCRIT)
         fprintf(stderr, "nbody6c: stopped at t = %.6g (%s); continue with: nbody6c --restart %s\n",
                 c->s->time, why, c->ckpt_path);
@@ -647,8 +653,9 @@ static void units_text(const deck *dk, double deck_zmbar, int n, char *buf, size
     char why[160] = "";
     if (dk->zmbar != deck_zmbar)
         snprintf(why, sizeof why, "; the deck's ZMBAR %g %s", deck_zmbar,
-                 deck_zmbar > 0.0 ? "replaced by the masses' mean, as NBODY6's imf.f does"
-                                  : "means <m> = 1 Msun (units.f)");
+                 ic_masses_from_imf(dk) ? "replaced by the masses' mean, as NBODY6's imf.f does"
+                 : deck_zmbar > 0.0     ? "over the N after binpop.f (the mass unit kept)"
+                                        : "means <m> = 1 Msun (units.f)");
     snprintf(buf, len, "units: RBAR %g pc, ZMBAR %.6g Msun (mean mass%s), total %.6g Msun, "
              "TSTAR %.6g Myr, VSTAR %.6g km/s", dk->rbar, dk->zmbar, why, dk->zmbar * n,
              snapshot_tstar_myr(dk->rbar, dk->zmbar, n), snapshot_vstar_kms(dk->rbar, dk->zmbar, n));
