@@ -68,6 +68,29 @@ static inline void kepler_pair(double e, double *m, double (*x)[3], double (*v)[
     v[1][1] = -0.5 * va;
 }
 
+/* A binary of masses m1, m2, semi-major axis a, eccentricity e at
+ * apocentre about the c.m. xc moving with vc; separation along x, the
+ * orbit's plane tilted by incl about the x axis. */
+static inline void kepler_binary(double m1, double m2, double a, double e, double incl,
+                                 const double xc[3], const double vc[3], double *m, double (*x)[3],
+                                 double (*v)[3])
+{
+    double M = m1 + m2, ra = a * (1 + e), va = sqrt(M / a * (1 - e) / (1 + e));
+    m[0] = m1;
+    m[1] = m2;
+    double vy = va * cos(incl), vz = va * sin(incl);
+    for (int c = 0; c < 3; c++) {
+        x[0][c] = x[1][c] = xc[c];
+        v[0][c] = v[1][c] = vc[c];
+    }
+    x[0][0] += m2 / M * ra;
+    x[1][0] -= m1 / M * ra;
+    v[0][1] += m2 / M * vy;
+    v[0][2] += m2 / M * vz;
+    v[1][1] -= m1 / M * vy;
+    v[1][2] -= m1 / M * vz;
+}
+
 /* Total energy by a direct sum at the bodies' corrected or predicted state. */
 static inline double direct_energy(int n, const double *m, const double (*x)[3], const double (*v)[3])
 {

@@ -370,26 +370,6 @@ static void test_removal_polynomials(void)
     run_end(s);
 }
 
-/* A binary of masses m1, m2, semi-major axis a, eccentricity e at
- * apocentre about xc, vc, orbit tilted by incl about the x axis. */
-static void kepler2(double m1, double m2, double a, double e, double incl, const double xc[3],
-                    const double vc[3], double *m, double (*x)[3], double (*v)[3])
-{
-    double M = m1 + m2, ra = a * (1 + e), va = sqrt(M / a * (1 - e) / (1 + e));
-    m[0] = m1;
-    m[1] = m2;
-    for (int c = 0; c < 3; c++) {
-        x[0][c] = x[1][c] = xc[c];
-        v[0][c] = v[1][c] = vc[c];
-    }
-    x[0][0] += m2 / M * ra;
-    x[1][0] -= m1 / M * ra;
-    v[0][1] += m2 / M * va * cos(incl);
-    v[0][2] += m2 / M * va * sin(incl);
-    v[1][1] -= m1 / M * va * cos(incl);
-    v[1][2] -= m1 / M * va * sin(incl);
-}
-
 /* A 64-body Plummer cluster of mass 0.9 and, 40 units out and receding at
  * 1 (escape speed there 0.21; the escape radius 20 RSCALE ~ 25), test_ks_merge's
  * triple at a tenth of its masses: inner 0.04 + 0.04 (a = 0.002, e = 0.1),
@@ -407,8 +387,8 @@ static sim *far_triple(double aout, int kz30, deck *d)
     for (int i = 0; i < NC; i++) m[i] *= 0.9;
     double o[3] = {0, 0, 0}, xc[3] = {40.0, 0, 0}, vc[3] = {1.0, 0, 0};
     double mo[2], xo[2][3], vo[2][3];
-    kepler2(0.08, 0.02, aout, 0.2, M_PI / 6.0, xc, vc, mo, xo, vo);
-    kepler2(0.04, 0.04, 0.002, 0.1, 0.0, xo[0], vo[0], m + NC, x + NC, v + NC);
+    kepler_binary(0.08, 0.02, aout, 0.2, M_PI / 6.0, xc, vc, mo, xo, vo);
+    kepler_binary(0.04, 0.04, 0.002, 0.1, 0.0, xo[0], vo[0], m + NC, x + NC, v + NC);
     (void)o;
     m[NC + 2] = 0.02;
     memcpy(x[NC + 2], xo[1], sizeof x[0]);

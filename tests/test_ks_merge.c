@@ -134,35 +134,14 @@ static int run_bodies(int n, double *m, double (*x)[3], double (*v)[3], int kz15
     return rc;
 }
 
-/* A binary of masses m1, m2, semi-major axis a, eccentricity e at
- * apocentre, orbit in the plane tilted by incl about the x axis. */
-static void kepler(double m1, double m2, double a, double e, double incl, const double xc[3],
-                   const double vc[3], double *m, double (*x)[3], double (*v)[3])
-{
-    double M = m1 + m2, ra = a * (1 + e), va = sqrt(M / a * (1 - e) / (1 + e));
-    m[0] = m1;
-    m[1] = m2;
-    double vy = va * cos(incl), vz = va * sin(incl);
-    for (int c = 0; c < 3; c++) {
-        x[0][c] = x[1][c] = xc[c];
-        v[0][c] = v[1][c] = vc[c];
-    }
-    x[0][0] += m2 / M * ra;
-    x[1][0] -= m1 / M * ra;
-    v[0][1] += m2 / M * vy;
-    v[0][2] += m2 / M * vz;
-    v[1][1] -= m1 / M * vy;
-    v[1][2] -= m1 / M * vz;
-}
-
 /* Inner pair 0.4 + 0.4 (a = 0.002, e = 0.1), outer body 0.2 on an orbit of
  * semi-major axis aout and eccentricity eout about it, 30 degrees apart. */
 static void triple(double aout, double eout, double *m, double (*x)[3], double (*v)[3])
 {
     double o[3] = {0, 0, 0};
     double mo[2], xo[2][3], vo[2][3];
-    kepler(0.8, 0.2, aout, eout, M_PI / 6.0, o, o, mo, xo, vo);
-    kepler(0.4, 0.4, 0.002, 0.1, 0.0, xo[0], vo[0], m, x, v);
+    kepler_binary(0.8, 0.2, aout, eout, M_PI / 6.0, o, o, mo, xo, vo);
+    kepler_binary(0.4, 0.4, 0.002, 0.1, 0.0, xo[0], vo[0], m, x, v);
     m[2] = 0.2;
     memcpy(x[2], xo[1], sizeof x[2]);
     memcpy(v[2], vo[1], sizeof v[2]);
