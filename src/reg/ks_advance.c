@@ -65,7 +65,8 @@ static int wants_termination(sim *s, int k)
     if (o->h > 0.0 && ((R > o->r0 && g > s->p.gmax) || R > 2.0 * rmin || g > 0.5) && td > 0.0)
         return 1;
     if (g > 0.05) {
-        if (a > 3.0 * rmin) return 1;
+        /* a chain attempt (ks_chain.c) for a < 3 RMIN, scaled by mass */
+        if (a > 3.0 * ks_rmin_of_mass(s, o->m)) return 1;
         if (a < 0.0 && td > 0.0) return 1;
     }
     return 0;

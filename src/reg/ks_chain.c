@@ -204,7 +204,7 @@ static void two_body(double M, const double dx[3], const double dv[3], double *a
 
 /* When a pair and an intruder become a chain (ksint.f route C, IMPACT's
  * size tests, made earlier for a pair intruder): pair k bound with
- * a < 3 RMIN and perturbed; the intruder the approaching neighbour of its
+ * a < 3 RMIN (RMIN scaled by the pair's mass: ks_rmin_of_mass) and perturbed; the intruder the approaching neighbour of its
  * c.m. within 5 RMIN with the largest (M + m_j)/r^2, whose pericentre comes
  * within 5 apocentre sizes (both pairs' for a pair intruder); and the
  * encounter strong: the pair's relative perturbation above 0.05 (NBODY6),
@@ -223,9 +223,9 @@ static int chain_intruder(const sim *s, int k, double t)
     const ks_pair *kp = &s->ks->pair[k];
     const ks_orbit *o = &kp->o;
     if (!ks_pair_perturbed(kp) || !(o->h < 0.0) || ks_pair_merged(s, k)) return -1;
-    double a = ks_orbit_semi(o), rmin = s->p.rmin;
-    if (!(a < 3.0 * rmin)) return -1;
     int icm = s->n + k;
+    double a = ks_orbit_semi(o), rmin = s->p.rmin;
+    if (!(a < 3.0 * ks_rmin_of_mass(s, s->m[icm]))) return -1;
     double M = s->m[icm], xc[3], vc[3];
     ks_predict_slot(s, icm, t, xc, vc);
     const int *L = sim_list(s, icm);
@@ -459,7 +459,8 @@ static int chain_end(sim *s, double t, int *ks_names, char *err, size_t errlen)
                     if (i == dom.i || i == dom.j || k == dom.i || k == dom.j) continue;
                     chain_pair_info pi;
                     chain_pair(&ch->c, i, k, &pi);
-                    if (pi.energy < 0.0 && pi.r < s->p.rmin && (!found || pi.energy < best.energy)) {
+                    if (pi.energy < 0.0 && pi.r < ks_rmin_of_mass(s, ch->c.m[i] + ch->c.m[k]) &&
+                        (!found || pi.energy < best.energy)) {
                         best = pi;
                         found = 1;
                     }
@@ -686,7 +687,8 @@ static const char *end_reason(const sim *s)
         for (int k = i + 1; k < c->n; k++) wsum += c->m[i] * c->m[k];
     double rgrav = wsum / fmax(fabs(chain_energy(c)), 1e-300);
     chain_escape esc;
-    if (chain_find_escaper(c, fmin(5.0 * rgrav, 3.0 * s->p.rmin), &esc)) return "escape";
+    double rmin = ks_rmin_of_mass(s, c->m[dom.i] + c->m[dom.j]);
+    if (chain_find_escaper(c, fmin(5.0 * rgrav, 3.0 * rmin), &esc)) return "escape";
     if (c->n == 3 && dom.energy < 0.0) {
         int k = 3 - dom.i - dom.j;
         if (stable_triple(c, &dom, k)) return "stable triple";

@@ -97,6 +97,24 @@ typedef struct ks_state {
     int nprim_started;   /* of those, started as KS pairs (closer than RMIN) */
 } ks_state;
 
+/* RMIN for a system of mass M.  RMIN is the close-encounter distance of two
+ * mean-mass stars (adjust.f sizes it so, and DTMIN from it); a pair M times
+ * heavier has the same dynamical time sqrt(r^3/M) at RMIN (M/2<m>)^(1/3).
+ * The chain's size limits of a pair (a < 3 RMIN) and of an escape scale so
+ * (DTMIN needs no scaling).  Unscaled, a massive pair (30 and 23 times the
+ * mean mass, a = 3.2 RMIN, binding 36 % of |E|) met by a third massive star
+ * was ended by the gamma > 0.05 test instead of becoming a chain, and the
+ * three were left to Hermite steps and short-lived KS pairs, losing 1.5e-4
+ * of E in one check (plummer-imf-1024, t = 35.7-36.8).  The intruder's
+ * distance limits stay unscaled: scaled, they started chains among a light
+ * field's bodies in which a test_ks_chain encounter lost 1.5e-7 of E,
+ * against 1.8e-8.  Equal masses: exactly RMIN. */
+static inline double ks_rmin_of_mass(const sim *s, double M)
+{
+    double q = M / (2.0 * s->mmean);
+    return q > 1.0 ? s->p.rmin * cbrt(q) : s->p.rmin;
+}
+
 /* a += sign m (xs - x)/|xs - x|^3 and j its time derivative (v, vs the
  * velocities): one term of the KS and chain force corrections. */
 static inline void ks_add_term(double m, const double xs[3], const double vs[3], const double x[3],
