@@ -77,3 +77,10 @@ void gpunb_pot(gpunb *g, int n, const double *m, const double (*x)[3], double *p
 {
     g->ops->pot(g, n, m, x, pot);
 }
+
+int gpunb_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3],
+               const int *nnb, const int *const *lists, double (*a)[3], double (*jerk)[3])
+{
+    if (ni <= 0) return 0;
+    return g->ops->irrf(g, ni, x, v, nnb, lists, a, jerk);
+}

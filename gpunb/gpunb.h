@@ -93,6 +93,24 @@ void gpunb_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const doubl
                  double (*d2irr)[3], double (*d3irr)[3],
                  double (*d2reg)[3], double (*d3reg)[3]);
 
+/* Irregular force and jerk of ni i-bodies from their neighbour lists, at
+ * the stored j-state predicted to the time of the last gpunb_predict (the
+ * same polynomials and formula as GPUIRR's, so both give one predicted
+ * state):
+ *     a[k]    = sum_{j in lists[k]} m_j r/|r|^3,
+ *     jerk[k] = sum m_j [v - 3 (r.v/|r|^2) r]/|r|^3     (r = x_j - x[k], v = v_j - v[k])
+ * lists[k] points to nnb[k] j-body slots (in [jbeg, jend); any order, each
+ * summed in the order given); i's own x[k], v[k] are given (it need not be
+ * a j-body).  An empty list gives zero.  Accuracy: GPUIRR's contract
+ * (gpuirr.h, DESIGN.md's normalised metric); the CUDA backend's bound is in
+ * gpunb_cuda.cu.  Each body's sum runs in a fixed order, so results do not
+ * depend on thread or GPU counts.  Returns 0; or k + 1 for the first body k
+ * (in the order given) whose list names a slot outside the j-range or a
+ * body at its own position (r = 0): that body's a, jerk are zero and the
+ * others are computed. */
+int gpunb_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3],
+               const int *nnb, const int *const *lists, double (*a)[3], double (*jerk)[3]);
+
 /* Potential of n given bodies on each other: pot[i] = sum_{j != i} m_j/|x_i - x_j|
  * (positive), good to 1e-10 relative. Independent of the stored j-state. */
 void gpunb_pot(gpunb *g, int n, const double *m, const double (*x)[3], double *pot);

@@ -1,7 +1,8 @@
 /* gpunb_cpu.c — the "cpu-ref" GPUNB backend: plain C + OpenMP in double
  * precision.  It owns a copy of the j-bodies (polynomials at t0 and their
  * predicted state) and computes the regular force, its derivative, the
- * neighbour lists, the start-up derivatives and the potential.  It is the
+ * neighbour lists, the start-up derivatives, the potential and the
+ * irregular force over given lists.  It is the
  * oracle the fast backends are tested against, so every result is
  * deterministic and independent of the thread count: each i-body is computed
  * by one thread, summing its j-bodies in ascending order. */
@@ -226,6 +227,44 @@ static void cpu_pot(gpunb *g, int n, const double *m, const double (*x)[3], doub
     }
 }
 
+/* Irregular force of one body in list order, in double (the arithmetic of
+ * GPUIRR's scalar backend: pairterm.h).  Returns 0, or 1 for a slot outside
+ * the j-range or r = 0 (r < 1e-100 would overflow r^-3 as well). */
+static int irrf_one(const cpu_nb *c, const double xi[3], const double vi[3], int nnb, const int *list,
+                    double acc[3], double jrk[3])
+{
+    double sa[3] = {0, 0, 0}, sj[3] = {0, 0, 0};
+    for (int q = 0; q < nnb; q++) {
+        int j = list[q];
+        if (j < c->jbeg || j >= c->jend) return 1;
+        double r[3] = {c->xp[j][0] - xi[0], c->xp[j][1] - xi[1], c->xp[j][2] - xi[2]};
+        double v[3] = {c->vp[j][0] - vi[0], c->vp[j][1] - vi[1], c->vp[j][2] - vi[2]};
+        double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+        if (!(r2 > 1e-200)) return 1;
+        pair_term_add(c->m[j], r, v, r2, sa, sj);
+    }
+    for (int k = 0; k < 3; k++) {
+        acc[k] = sa[k];
+        jrk[k] = sj[k];
+    }
+    return 0;
+}
+
+static int cpu_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3],
+                    const int *nnb, const int *const *lists, double (*a)[3], double (*jerk)[3])
+{
+    const cpu_nb *c = as_cpu(g);
+    int first = ni; /* the first failing body in the given order, whatever the threads */
+    #pragma omp parallel for schedule(dynamic, 64) reduction(min : first) if (ni > 256)
+    for (int k = 0; k < ni; k++) {
+        if (irrf_one(c, x[k], v[k], nnb[k] > 0 ? nnb[k] : 0, lists[k], a[k], jerk[k])) {
+            for (int e = 0; e < 3; e++) a[k][e] = jerk[k][e] = 0.0;
+            if (k < first) first = k;
+        }
+    }
+    return first < ni ? first + 1 : 0;
+}
+
 static const gpunb_ops cpu_ops = {
     .name = "cpu-ref",
     .close = cpu_close,
@@ -235,6 +274,7 @@ static const gpunb_ops cpu_ops = {
     .regf = cpu_regf,
     .fpoly = cpu_fpoly,
     .pot = cpu_pot,
+    .irrf = cpu_irrf,
 };
 
 gpunb *gpunb_cpu_open(int nmax, int nbmax, char *err, size_t errlen)

@@ -19,7 +19,8 @@
  * a few i-bodies (fewer than twice the threads) go one (i, slice) task per
  * thread and are merged afterwards, with bit-identical results.
  *
- * Start-up derivatives (gpunb_fpoly) and the potential are rare and need
+ * Start-up derivatives (gpunb_fpoly), the potential and the irregular
+ * force over given lists (gpunb_irrf) are rare here and need (or may use)
  * double precision: they go to an embedded "cpu-ref" backend that receives
  * every set_range/set_jp and is predicted only when fpoly needs it.
  *
@@ -248,6 +249,19 @@ static void simd_pot(gpunb *g, int n, const double *m, const double (*x)[3], dou
     gpunb_pot(as_simd(g)->ref, n, m, x, pot);
 }
 
+/* The irregular force over given lists: the reference's double sums (the
+ * CPU's irregular force is GPUIRR's job; this is here for the API). */
+static int simd_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3],
+                     const int *nnb, const int *const *lists, double (*a)[3], double (*jerk)[3])
+{
+    simd_nb *s = as_simd(g);
+    if (!(s->ref_t == s->last_t)) {
+        gpunb_predict(s->ref, s->last_t);
+        s->ref_t = s->last_t;
+    }
+    return gpunb_irrf(s->ref, ni, x, v, nnb, lists, a, jerk);
+}
+
 static const gpunb_ops simd_ops = {
     .name = "cpu-simd",
     .close = simd_close,
@@ -257,6 +271,7 @@ static const gpunb_ops simd_ops = {
     .regf = simd_regf,
     .fpoly = simd_fpoly,
     .pot = simd_pot,
+    .irrf = simd_irrf,
 };
 
 static gpunb_kernel_fn best_kernel(void)

@@ -18,7 +18,10 @@
  *  - partial neighbour lists in 16-bit slice-local indices, gathered on the
  *    GPU into ascending 32-bit global lists, serialised before one copy back;
  *    a slice list that fills triggers a redo with a bigger buffer (counted),
- *    apart from a true nbmax overflow (nnb = -1).
+ *    apart from a true nbmax overflow (nnb = -1);
+ *  - the irregular force over given lists (gpunb_irrf, for big blocks) on
+ *    GPU 0 alone, from the same predicted j-state: one warp per i-body
+ *    (bound and layout at k_irrf).
  * Every CUDA call is checked; a failure after open is fatal (exit 1).
  */
 #include <cuda_runtime.h>
@@ -43,6 +46,8 @@ extern "C" {
 #define D_PARTIALS (1 << 20) /* (i, slice) partial results per launch of those */
 #define LIST_CAP0 64        /* first capacity of a (slice, i) partial list */
 #define FAR 1.0e18f         /* position of padding j-bodies (mass 0) */
+#define IRR_CHUNK 16384     /* i-bodies per upload of gpunb_irrf (packing overlaps the copy) */
+#define IRR_FLUSH 16        /* pair terms a lane sums in float before double */
 
 /* ------------------------------------------------------------------ errors */
 
@@ -114,6 +119,8 @@ typedef struct Dev {
     double *d_out, *h_out; size_t out_cap, hout_cap;
     dbl4 *d_pos; size_t pos_cap;   /* pot: bodies' x + m */
     long retries;
+    char *d_irr; size_t irr_cap;      /* gpunb_irrf: i-records + lists (GPU 0) */
+    char *d_irro; size_t irro_cap;    /* gpunb_irrf: sums and flags */
     cudaEvent_t ev[6];                /* NBODY6C_GPUNB_TRACE: phase marks of a regf launch */
     double k_sum[5];                  /* their accumulated intervals (s) */
 } Dev;
@@ -145,6 +152,12 @@ typedef struct GpunbCuda {
     DevPool *pool;                    /* host threads of GPUs 1.. (NULL with one GPU) */
     int trace;                        /* NBODY6C_GPUNB_TRACE: time the device phases */
     double t_flush, t_pack, t_dev, t_combine;
+    /* gpunb_irrf: list offsets, pinned i-records + lists, pinned results */
+    int *irr_off; size_t irr_off_cap;
+    char *h_irr; size_t h_irr_cap;
+    char *h_irro; size_t h_irro_cap;
+    long irrf_calls, irrf_double;
+    double t_irrf;
 } GpunbCuda;
 
 static GpunbCuda *as_cuda(gpunb *g) { return (GpunbCuda *)g; }
@@ -578,6 +591,109 @@ __global__ void k_reduce_d(const double *part, int ni, int ni_pad, int nsj, int 
     }
 }
 
+/* Irregular force over given lists (gpunb_irrf).  One i-record per body:
+ * two-float position (hi, lo), float velocity with r2min in v.w, and where
+ * its list starts in the uploaded entries (j - jbeg). */
+typedef struct __align__(16) IrrI {
+    float4 xh, xl, v;
+    int off, nnb, pad0, pad1;
+} IrrI;
+
+/* One warp per i-body: lane l sums the list entries l, l+32, ... in float,
+ * flushing to double every IRR_FLUSH terms, then a fixed butterfly adds
+ * the lanes in double: the order depends only on the list, so the result
+ * is the same for any GPU count (irrf runs on GPU 0) and any launch.
+ *
+ * Error bound on DESIGN.md's normalised metric, as GPUIRR's SIMD backend
+ * (gpuirr_simd.c), term by term: dx = (xj_hi - xi_hi) + (xj_lo - xi_lo)
+ * carries 2^-24 |dx| plus 2^-47 |x| from the lo roundings; rsqrtf is good
+ * to 2 ulp (2.4e-7), so r^-3 to ~7.2e-7 plus three roundings, and each
+ * term m r/r^3 to <= 1.2e-6 relative; float sums of <= IRR_FLUSH terms add
+ * <= 16 * 2^-24 = 9.5e-7 of the summed magnitudes, the double sums nothing
+ * that counts.  So
+ *     |dF_i| / sum_j m_j/r_ij^2 <= 1.2e-6 + 9.5e-7 + 2^-46 |x_i|/r_min <= 2.3e-6
+ * worst case (r_min below), ~1e-7 RMS as the errors are random in sign; the
+ * jerk the same relative to sum_j |its terms|, plus GPUIRR's velocity
+ * caveat (float velocities: co-moving pairs, |v_ij| << |v|, lose relative
+ * precision in their jerk term).  A neighbour closer than r_min (r^2 <
+ * r2min = 1e-14 |x_i|^2 + 1e-20, GPUIRR's threshold) flags the body, which
+ * is then summed again in double (k_irrf_d) so that the bound holds at any
+ * separation. */
+__global__ void __launch_bounds__(128) k_irrf(const IrrI *ii, const int *list, int ni, const float4 *jxh,
+                                              const float4 *jxl, const float4 *jv, double *out, int *flag)
+{
+    const int w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    if (w >= ni) return;   /* uniform over the warp */
+    const IrrI I = ii[w];
+    const float r2min = I.v.w;
+    float s[6] = {0, 0, 0, 0, 0, 0};
+    double d[6] = {0, 0, 0, 0, 0, 0};
+    int near = 0, inblk = 0;
+    for (int q = lane; q < I.nnb; q += 32) {
+        const int j = list[I.off + q];
+        const float4 xh = jxh[j], xl = jxl[j], vj = jv[j];
+        const float dx = (xh.x - I.xh.x) + (xl.x - I.xl.x);
+        const float dy = (xh.y - I.xh.y) + (xl.y - I.xl.y);
+        const float dz = (xh.z - I.xh.z) + (xl.z - I.xl.z);
+        const float dvx = vj.x - I.v.x, dvy = vj.y - I.v.y, dvz = vj.z - I.v.z;
+        const float r2 = dx * dx + dy * dy + dz * dz;
+        const float rv = dx * dvx + dy * dvy + dz * dvz;
+        const bool nr = !(r2 >= r2min);   /* NaN too */
+        near |= nr;
+        const float rinv = nr ? 0.f : rsqrtf(r2);
+        const float rinv2 = rinv * rinv, mr3 = xh.w * rinv * rinv2, al = 3.f * rv * rinv2;
+        s[0] += mr3 * dx;
+        s[1] += mr3 * dy;
+        s[2] += mr3 * dz;
+        s[3] += mr3 * (dvx - al * dx);
+        s[4] += mr3 * (dvy - al * dy);
+        s[5] += mr3 * (dvz - al * dz);
+        if (++inblk == IRR_FLUSH) {
+            for (int c = 0; c < 6; c++) { d[c] += (double)s[c]; s[c] = 0.f; }
+            inblk = 0;
+        }
+    }
+    for (int c = 0; c < 6; c++) d[c] += (double)s[c];
+    for (int o = 16; o > 0; o >>= 1)
+        for (int c = 0; c < 6; c++) d[c] += __shfl_xor_sync(0xffffffffu, d[c], o);
+    near = __any_sync(0xffffffffu, near);
+    if (lane == 0) {
+        for (int c = 0; c < 6; c++) out[(size_t)w * 6 + c] = d[c];
+        flag[w] = near;
+    }
+}
+
+/* The flagged bodies again, in double, one thread each in list order (the
+ * arithmetic of src/pairterm.h) from the double predicted state (x + m, v);
+ * fx holds each one's x and v.  fl[f] = 1 when a neighbour sits at r = 0
+ * (or r < 1e-100, whose r^-3 would overflow). */
+__global__ void k_irrf_d(const int *fk, int nf, const dbl4 *fx, const IrrI *ii, const int *list,
+                         const dbl4 *jxd, const dbl4 *jvd, double *out, int *fl)
+{
+    const int f = blockIdx.x * blockDim.x + threadIdx.x;
+    if (f >= nf) return;
+    const IrrI I = ii[fk[f]];
+    const dbl4 xi = fx[2 * f], vi = fx[2 * f + 1];
+    double sa[6] = {0, 0, 0, 0, 0, 0};
+    int bad = 0;
+    for (int q = 0; q < I.nnb; q++) {
+        const int j = list[I.off + q];
+        const dbl4 xj = jxd[j], vj = jvd[j];
+        const double r[3] = {xj.x - xi.x, xj.y - xi.y, xj.z - xi.z};
+        const double v[3] = {vj.x - vi.x, vj.y - vi.y, vj.z - vi.z};
+        const double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+        if (!(r2 > 1e-200)) { bad = 1; break; }
+        const double rinv2 = 1.0 / r2, mr3 = xj.w * rinv2 * sqrt(rinv2);
+        const double rv3 = 3.0 * (r[0] * v[0] + r[1] * v[1] + r[2] * v[2]) * rinv2;
+        for (int k = 0; k < 3; k++) {
+            sa[k] += mr3 * r[k];
+            sa[3 + k] += mr3 * (v[k] - rv3 * r[k]);
+        }
+    }
+    for (int c = 0; c < 6; c++) out[(size_t)f * 6 + c] = bad ? 0.0 : sa[c];
+    fl[f] = bad;
+}
+
 /* ------------------------------------------------------ device management */
 
 static void dev_set(const Dev *d) { CK(cudaSetDevice(d->id)); }
@@ -861,7 +977,7 @@ static void cuda_close(gpunb *g)
         cudaSetDevice(d->id);
         void *dp[] = {d->poly, d->jxh, d->jxl, d->jv, d->jxd, d->jvd, d->d_up, d->d_i,
                       d->pacc, d->pcnt, d->plist, d->d_hdr, d->d_off, d->d_gcnt, d->d_part, d->d_out,
-                      d->d_pos};
+                      d->d_pos, d->d_irr, d->d_irro};
         for (size_t m = 0; m < sizeof dp / sizeof dp[0]; m++) if (dp[m]) cudaFree(dp[m]);
         if (d->h_hdr) cudaFreeHost(d->h_hdr);
         if (d->h_out) cudaFreeHost(d->h_out);
@@ -872,10 +988,11 @@ static void cuda_close(gpunb *g)
             if (d->ev[q]) cudaEventDestroy(d->ev[q]);
     }
     void *hp[] = {c->stage[0].poly, c->stage[0].slot, c->stage[1].poly, c->stage[1].slot,
-                  c->h_px, c->h_pv, c->h_i, c->h_pos};
+                  c->h_px, c->h_pv, c->h_i, c->h_pos, c->h_irr, c->h_irro};
     for (size_t m = 0; m < sizeof hp / sizeof hp[0]; m++) if (hp[m]) cudaFreeHost(hp[m]);
     free(c->h_poly);
     free(c->h_offs);
+    free(c->irr_off);
     free(c->pend_pos);
     free(c->pend_idx);
     free(c->kpos);
@@ -1149,6 +1266,138 @@ static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
     return over;
 }
 
+/* ------------------------------------------------ API: irregular force */
+
+/* Packs body k's i-record and list (j - jbeg) at its offset; 1 when the
+ * list names a slot outside the j-range (then it is sent empty). */
+static int irr_pack_one(const GpunbCuda *c, int k, const double x[3], const double v[3], int nnb,
+                        const int *list, IrrI *rec, int *dst)
+{
+    const int nj = c->jend - c->jbeg;
+    int bad = 0;
+    for (int q = 0; q < nnb; q++) {
+        const int j = list[q] - c->jbeg;
+        bad |= (unsigned)j >= (unsigned)nj;
+        dst[q] = bad ? 0 : j;
+    }
+    const float hx = (float)x[0], hy = (float)x[1], hz = (float)x[2];
+    const double x2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+    rec->xh = make_float4(hx, hy, hz, 0.f);
+    rec->xl = make_float4((float)(x[0] - hx), (float)(x[1] - hy), (float)(x[2] - hz), 0.f);
+    rec->v = make_float4((float)v[0], (float)v[1], (float)v[2], (float)(1e-14 * x2 + 1e-20));
+    rec->off = c->irr_off[k];
+    rec->nnb = bad ? 0 : nnb;
+    rec->pad0 = rec->pad1 = 0;
+    return bad;
+}
+
+/* The whole call on GPU 0: the i-records and lists go up in chunks of
+ * IRR_CHUNK bodies, each chunk's copy and kernel queued while the host
+ * packs the next; the sums come back in one pinned buffer.  Bodies with a
+ * neighbour closer than r_min are summed again in double. */
+static int cuda_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3],
+                     const int *nnb, const int *const *lists, double (*a)[3], double (*jerk)[3])
+{
+    GpunbCuda *c = as_cuda(g);
+    Dev *d = &c->dev[0];
+    const int nj = c->jend - c->jbeg;
+    const double w0 = omp_get_wtime();
+    c->irrf_calls++;
+    flush_set_jp(c);
+    dev_set(d);
+    dev_ensure_predicted(c, d, 0, nj, 0);
+
+    if ((size_t)(ni + 1) * sizeof(int) > c->irr_off_cap) {
+        free(c->irr_off);
+        c->irr_off_cap = (size_t)(ni + 1) * sizeof(int) * 5 / 4;
+        c->irr_off = (int *)malloc(c->irr_off_cap);
+        if (!c->irr_off) { fprintf(stderr, "gpunb cuda: out of host memory\n"); exit(1); }
+    }
+    long tot = 0;
+    for (int k = 0; k < ni; k++) {
+        c->irr_off[k] = (int)tot;
+        tot += nnb[k] > 0 ? nnb[k] : 0;
+    }
+    c->irr_off[ni] = (int)tot;
+    const size_t lbase = roundup((int)((size_t)ni * sizeof(IrrI)), 256);
+    const size_t in_bytes = lbase + (size_t)tot * sizeof(int) + 16;
+    const size_t fbase = (size_t)ni * 6 * sizeof(double);
+    const size_t out_bytes = fbase + (size_t)ni * sizeof(int) + 16;
+    grow_host((void **)&c->h_irr, &c->h_irr_cap, in_bytes);
+    grow_dev((void **)&d->d_irr, &d->irr_cap, in_bytes);
+    grow_host((void **)&c->h_irro, &c->h_irro_cap, out_bytes);
+    grow_dev((void **)&d->d_irro, &d->irro_cap, out_bytes);
+    IrrI *hrec = (IrrI *)c->h_irr, *drec = (IrrI *)d->d_irr;
+    int *hl = (int *)(c->h_irr + lbase), *dl = (int *)(d->d_irr + lbase);
+    double *hout = (double *)c->h_irro, *dout = (double *)d->d_irro;
+    int *hflag = (int *)(c->h_irro + fbase), *dflag = (int *)(d->d_irro + fbase);
+
+    int first_bad = ni;
+    for (int i0 = 0; i0 < ni; i0 += IRR_CHUNK) {
+        const int n = imin(IRR_CHUNK, ni - i0);
+        int fb = ni;
+#pragma omp parallel for schedule(static) reduction(min : fb) if (n > 1024)
+        for (int k = i0; k < i0 + n; k++) {
+            const int m = nnb[k] > 0 ? nnb[k] : 0;
+            if (irr_pack_one(c, k, x[k], v[k], m, lists[k], &hrec[k], hl + c->irr_off[k]) && k < fb) fb = k;
+        }
+        if (fb < first_bad) first_bad = fb;
+        const int l0 = c->irr_off[i0], l1 = c->irr_off[i0 + n];
+        CK(cudaMemcpyAsync(drec + i0, hrec + i0, (size_t)n * sizeof(IrrI), cudaMemcpyHostToDevice, d->st));
+        if (l1 > l0)
+            CK(cudaMemcpyAsync(dl + l0, hl + l0, (size_t)(l1 - l0) * sizeof(int), cudaMemcpyHostToDevice, d->st));
+        k_irrf<<<cdiv((long)n * 32, 128), 128, 0, d->st>>>(drec + i0, dl, n, d->jxh, d->jxl, d->jv,
+                                                             dout + (size_t)i0 * 6, dflag + i0);
+        CKL("k_irrf");
+        CK(cudaMemcpyAsync(hout + (size_t)i0 * 6, dout + (size_t)i0 * 6, (size_t)n * 6 * sizeof(double),
+                           cudaMemcpyDeviceToHost, d->st));
+        CK(cudaMemcpyAsync(hflag + i0, dflag + i0, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost, d->st));
+    }
+    CK(cudaStreamSynchronize(d->st));
+
+    /* bodies with a neighbour within r_min: double sums on the GPU */
+    int nf = 0;
+    for (int k = 0; k < ni; k++) nf += hflag[k] != 0;
+    if (nf > 0) {
+        c->irrf_double += nf;
+        dev_ensure_predicted(c, d, 0, nj, 1);
+        const size_t fx_off = roundup(nf * (int)sizeof(int), 256), res_off = fx_off + (size_t)nf * 2 * sizeof(dbl4);
+        const size_t fl_off = res_off + (size_t)nf * 6 * sizeof(double), need = fl_off + (size_t)nf * sizeof(int);
+        grow_host((void **)&d->h_out, &d->hout_cap, need);
+        grow_dev((void **)&d->d_out, &d->out_cap, need);
+        char *hb = (char *)d->h_out, *db = (char *)d->d_out;
+        int *fk = (int *)hb;
+        dbl4 *fx = (dbl4 *)(hb + fx_off);
+        for (int k = 0, f = 0; k < ni; k++) {
+            if (!hflag[k]) continue;
+            fk[f] = k;
+            fx[2 * f] = mkd4(x[k][0], x[k][1], x[k][2], 0.0);
+            fx[2 * f + 1] = mkd4(v[k][0], v[k][1], v[k][2], 0.0);
+            f++;
+        }
+        CK(cudaMemcpyAsync(db, hb, res_off, cudaMemcpyHostToDevice, d->st));
+        k_irrf_d<<<cdiv(nf, 64), 64, 0, d->st>>>((const int *)db, nf, (const dbl4 *)(db + fx_off), drec, dl,
+                                                  d->jxd, d->jvd, (double *)(db + res_off), (int *)(db + fl_off));
+        CKL("k_irrf_d");
+        CK(cudaMemcpyAsync(hb + res_off, db + res_off, need - res_off, cudaMemcpyDeviceToHost, d->st));
+        CK(cudaStreamSynchronize(d->st));
+        const double *res = (const double *)(hb + res_off);
+        const int *fl = (const int *)(hb + fl_off);
+        for (int f = 0; f < nf; f++) {
+            const int k = fk[f];
+            memcpy(hout + (size_t)k * 6, res + (size_t)f * 6, 6 * sizeof(double));
+            if (fl[f] && k < first_bad) first_bad = k;
+        }
+    }
+#pragma omp parallel for schedule(static) if (ni > 4096)
+    for (int k = 0; k < ni; k++) {
+        const double *o = hout + (size_t)k * 6;
+        for (int e = 0; e < 3; e++) { a[k][e] = o[e]; jerk[k][e] = o[3 + e]; }
+    }
+    c->t_irrf += omp_get_wtime() - w0;
+    return first_bad < ni ? first_bad + 1 : 0;
+}
+
 /* ------------------------------------------------ API: start-up and potential */
 
 typedef struct DGeom { int ni, bs, iblocks, ni_pad, nsj; } DGeom;
@@ -1304,7 +1553,7 @@ static void cuda_pot(gpunb *g, int n, const double *m, const double (*x)[3], dou
 /* ------------------------------------------------------------------- open */
 
 static const gpunb_ops cuda_ops = {
-    "cuda", cuda_close, cuda_set_range, cuda_set_jp, cuda_predict, cuda_regf, cuda_fpoly, cuda_pot,
+    "cuda", cuda_close, cuda_set_range, cuda_set_jp, cuda_predict, cuda_regf, cuda_fpoly, cuda_pot, cuda_irrf,
 };
 
 extern "C" int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s)
@@ -1320,6 +1569,9 @@ extern "C" int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s)
     s->t_pack = c->t_pack;
     s->t_dev = c->t_dev;
     s->t_combine = c->t_combine;
+    s->irrf_calls = c->irrf_calls;
+    s->irrf_double = c->irrf_double;
+    s->t_irrf = c->t_irrf;
     double *k[5] = {&s->k_predict, &s->k_upload, &s->k_force, &s->k_lists, &s->k_down};
     for (int q = 0; q < 5; q++) *k[q] = c->dev[0].k_sum[q];
     for (int k = 0; k < c->ngpu; k++) {

@@ -23,6 +23,9 @@ typedef struct gpunb_cuda_stats {
      * events cost a little): prediction, i upload, force kernel, list
      * reduce/scan/gather, copy back */
     double k_predict, k_upload, k_force, k_lists, k_down;
+    long irrf_calls;     /* gpunb_irrf calls */
+    long irrf_double;    /* bodies summed again in double (a neighbour within r_min) */
+    double t_irrf;       /* wall time (s) of the irrf calls, on the host */
 } gpunb_cuda_stats;
 
 /* Fills *s and returns 1 when g is the CUDA backend, else returns 0. */

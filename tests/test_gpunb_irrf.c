@@ -1,0 +1,227 @@
+/* test_gpunb_irrf.c — gpunb_irrf (the irregular force over given lists) on
+ * the CPU backends: the "cpu-ref" double sums against a double sum written
+ * here and against GPUIRR's scalar backend (the same pair arithmetic,
+ * pairterm.h, and predictor: bit-identical), "cpu-simd" (which delegates to
+ * the reference) equal to it, one and two threads bit-identical, empty
+ * lists, a list naming a body at i's own position and a slot outside the
+ * j-range reported as the API says.  The CUDA backend's check against a
+ * double reference is in test_gpunb_cuda.c (GPU machines only). */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "gpuirr.h"
+#include "gpunb.h"
+#include "predict.h"
+
+#define JBEG 3
+#define NJ 5000
+#define NI 700
+#define NBMAX 160
+#define C3(p) ((const double (*)[3])(p))
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static double urand(uint64_t *s) { return (rng_next(s) >> 11) * (1.0 / 9007199254740992.0); }
+
+typedef struct {
+    int n;
+    double t0[NJ + JBEG], m[NJ + JBEG];
+    double x[NJ + JBEG][3], v[NJ + JBEG][3], a[NJ + JBEG][3], jk[NJ + JBEG][3];
+    double xp[NJ + JBEG][3], vp[NJ + JBEG][3];
+} bodies;
+
+typedef struct {
+    int idx[NI], nnb[NI];
+    int lists[NI][NBMAX];
+    const int *lp[NI];
+    double x[NI][3], v[NI][3];
+} icase;
+
+static void make_bodies(bodies *B, double t, uint64_t *s)
+{
+    B->n = NJ + JBEG;
+    for (int i = 0; i < B->n; i++) {
+        for (int k = 0; k < 3; k++) {
+            B->x[i][k] = 2 * urand(s) - 1;
+            B->v[i][k] = urand(s) - 0.5;
+            B->a[i][k] = 2 * urand(s) - 1;
+            B->jk[i][k] = 6 * urand(s) - 3;
+        }
+        B->m[i] = (0.2 + 1.8 * urand(s)) / NJ;
+        B->t0[i] = t - urand(s) / 32;
+        predict3(t - B->t0[i], B->x[i], B->v[i], B->a[i], B->jk[i], B->xp[i], B->vp[i]);
+    }
+}
+
+/* i-bodies: a few outside the j-range; lists of 0..NBMAX distinct j-bodies
+ * other than i, ascending, every tenth empty. */
+static void make_icase(icase *c, const bodies *B, uint64_t *s)
+{
+    static char used[NJ + JBEG];
+    for (int k = 0; k < NI; k++) {
+        int i = k < JBEG ? k : JBEG + (int)(urand(s) * NJ);
+        c->idx[k] = i;
+        memcpy(c->x[k], B->xp[i], sizeof c->x[k]);
+        memcpy(c->v[k], B->vp[i], sizeof c->v[k]);
+        int want = k % 10 == 9 ? 0 : (int)(urand(s) * NBMAX);
+        memset(used, 0, sizeof used);
+        int n = 0;
+        while (n < want) {
+            int j = JBEG + (int)(urand(s) * NJ);
+            if (j == i || used[j]) continue;
+            used[j] = 1;
+            n++;
+        }
+        n = 0;
+        for (int j = JBEG; j < B->n; j++)
+            if (used[j]) c->lists[k][n++] = j;
+        c->nnb[k] = n;
+        c->lp[k] = c->lists[k];
+    }
+}
+
+static void send(gpunb *g, const bodies *B, double t)
+{
+    int idx[NJ];
+    for (int k = 0; k < NJ; k++) idx[k] = JBEG + k;
+    gpunb_set_range(g, JBEG, B->n);
+    gpunb_set_jp(g, NJ, idx, B->t0 + JBEG, C3(B->x + JBEG), C3(B->v + JBEG), C3(B->a + JBEG), C3(B->jk + JBEG),
+                 B->m + JBEG);
+    gpunb_predict(g, t);
+}
+
+/* The double sum over a list, written out here: the worst error over the
+ * bodies, normalised by the sum of the term magnitudes (DESIGN.md). */
+static double worst_vs_direct(const bodies *B, const icase *c, double (*a)[3], double (*jk)[3])
+{
+    double worst = 0;
+    for (int k = 0; k < NI; k++) {
+        double fa[3] = {0, 0, 0}, fj[3] = {0, 0, 0}, ma = 0, mj = 0;
+        for (int q = 0; q < c->nnb[k]; q++) {
+            int j = c->lists[k][q];
+            double r[3], v[3], r2 = 0, rv = 0;
+            for (int e = 0; e < 3; e++) {
+                r[e] = B->xp[j][e] - c->x[k][e];
+                v[e] = B->vp[j][e] - c->v[k][e];
+                r2 += r[e] * r[e];
+                rv += r[e] * v[e];
+            }
+            double mr3 = B->m[j] / (r2 * sqrt(r2)), al = 3 * rv / r2, t2 = 0;
+            for (int e = 0; e < 3; e++) {
+                double tj = mr3 * (v[e] - al * r[e]);
+                fa[e] += mr3 * r[e];
+                fj[e] += tj;
+                t2 += tj * tj;
+            }
+            ma += mr3 * sqrt(r2);
+            mj += sqrt(t2);
+        }
+        double ea = 0, ej = 0;
+        for (int e = 0; e < 3; e++) {
+            ea += (a[k][e] - fa[e]) * (a[k][e] - fa[e]);
+            ej += (jk[k][e] - fj[e]) * (jk[k][e] - fj[e]);
+        }
+        ea = ma > 0 ? sqrt(ea) / ma : sqrt(ea);
+        ej = mj > 0 ? sqrt(ej) / mj : sqrt(ej);
+        if (!(ea <= worst)) worst = ea;   /* NaN propagates as a failure */
+        if (!(ej <= worst)) worst = ej;
+    }
+    return worst;
+}
+
+static int call(gpunb *g, const icase *c, double (*a)[3], double (*jk)[3])
+{
+    for (int k = 0; k < NI; k++) a[k][0] = jk[k][0] = NAN;   /* poison */
+    return gpunb_irrf(g, NI, C3(c->x), C3(c->v), c->nnb, c->lp, a, jk);
+}
+
+int main(void)
+{
+    uint64_t seed = check_seed();
+    static bodies B;
+    static icase c;
+    static double a[NI][3], jk[NI][3], a2[NI][3], j2[NI][3], ag[NI][3], jg[NI][3];
+    const double t = 0.25;
+    make_bodies(&B, t, &seed);
+    make_icase(&c, &B, &seed);
+
+    char err[256], notice[256];
+    gpunb_config ref_cfg = {GPUNB_CPU_REF, 0, 0}, cpu_cfg = {GPUNB_CPU, 0, 0};
+    gpunb *g = gpunb_open(B.n, NBMAX, &ref_cfg, notice, sizeof notice, err, sizeof err);
+    if (!g) { CHECK(0, "cpu-ref opens: %s", err); return check_done(); }
+    CHECK(strcmp(gpunb_backend(g), "cpu-ref") == 0, "backend is cpu-ref");
+    send(g, &B, t);
+
+    omp_set_num_threads(2);
+    int rc = call(g, &c, a, jk);
+    CHECK(rc == 0, "cpu-ref: gpunb_irrf returns 0 (%d)", rc);
+    double w = worst_vs_direct(&B, &c, a, jk);
+    CHECK(w <= 1e-13, "cpu-ref: %d bodies equal a direct double sum (worst normalised error %.1e)", NI, w);
+    int zero = 1;
+    for (int k = 9; k < NI; k += 10)
+        for (int e = 0; e < 3; e++) zero &= a[k][e] == 0.0 && jk[k][e] == 0.0;
+    CHECK(zero, "cpu-ref: an empty list gives zero");
+
+    omp_set_num_threads(1);
+    call(g, &c, a2, j2);
+    omp_set_num_threads(2);
+    CHECK(memcmp(a, a2, sizeof a) == 0 && memcmp(jk, j2, sizeof jk) == 0,
+          "cpu-ref: 1 and 2 threads bit-identical");
+
+    /* GPUIRR's scalar backend: its own prediction, its stored lists */
+    gpuirr *ir = gpuirr_open(B.n, NBMAX, GPUIRR_SCALAR, err, sizeof err);
+    if (!ir) {
+        CHECK(0, "GPUIRR scalar opens: %s", err);
+    } else {
+        for (int i = 0; i < B.n; i++) gpuirr_set_jp(ir, i, B.t0[i], B.x[i], B.v[i], B.a[i], B.jk[i], B.m[i]);
+        for (int k = 0; k < NI; k++) gpuirr_set_list(ir, c.idx[k], c.nnb[k], c.lists[k]);
+        gpuirr_pred_all(ir, 0, B.n, t);
+        int ok = gpuirr_firr(ir, NI, c.idx, ag, jg) == 0;
+        /* a body drawn twice has its last list in GPUIRR: compare the last */
+        int same = 1;
+        for (int k = 0; k < NI; k++) {
+            int last = 1;
+            for (int q = k + 1; q < NI; q++) last &= c.idx[q] != c.idx[k];
+            if (last) same &= memcmp(a[k], ag[k], sizeof a[k]) == 0 && memcmp(jk[k], jg[k], sizeof jk[k]) == 0;
+        }
+        CHECK(ok && same, "cpu-ref equals GPUIRR's scalar backend bit for bit");
+        gpuirr_close(ir);
+    }
+
+    gpunb *gs = gpunb_open(B.n, NBMAX, &cpu_cfg, notice, sizeof notice, err, sizeof err);
+    if (gs && strcmp(gpunb_backend(gs), "cpu-simd") == 0) {
+        send(gs, &B, t);
+        int rs = call(gs, &c, a2, j2);
+        CHECK(rs == 0 && memcmp(a, a2, sizeof a) == 0 && memcmp(jk, j2, sizeof jk) == 0,
+              "cpu-simd: the same results as cpu-ref");
+    } else {
+        SKIP("cpu-simd: not available here (%s)", gs ? gpunb_backend(gs) : err);
+    }
+    if (gs) gpunb_close(gs);
+
+    /* body 40 lists a j-body at its own position; body 50 a slot below jbeg */
+    int k1 = 40, k2 = 50, jc = c.lists[k1][0];
+    memcpy(c.x[k1], B.xp[jc], sizeof c.x[k1]);
+    c.lists[k2][0] = 0;
+    rc = call(g, &c, a2, j2);
+    int others = 1;
+    for (int k = 0; k < NI; k++)
+        if (k != k1 && k != k2) others &= memcmp(a[k], a2[k], sizeof a[k]) == 0;
+    CHECK(rc == k1 + 1 && a2[k1][0] == 0.0 && j2[k1][0] == 0.0 && others,
+          "a neighbour at r = 0: first such body reported (%d, want %d), its force zero, others computed", rc,
+          k1 + 1);
+    memcpy(c.x[k1], B.xp[c.idx[k1]], sizeof c.x[k1]);
+    rc = call(g, &c, a2, j2);
+    CHECK(rc == k2 + 1 && a2[k2][0] == 0.0, "a slot outside the j-range reported (%d, want %d)", rc, k2 + 1);
+
+    gpunb_close(g);
+    return check_done();
+}
