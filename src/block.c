@@ -34,6 +34,7 @@ struct block_scratch {
     double *tj;        /* t0 for set_jp */
     const int **lp;    /* KS: the list each force call used, per member */
     int *ri;           /* slots of the regular members */
+    vec3 *xg, *vg;     /* the members' predicted x, v for the GPU irregular force */
     block_profile prof; /* where the time goes, by block size */
     double wend;       /* wall clock at the end of the last block step (0: none
                         * to count "between" from) */
@@ -63,7 +64,9 @@ block_scratch *block_create(const sim *s)
     b->lists = malloc(sizeof(int) * (size_t)c * s->nbmax);
     b->lp = malloc(sizeof(int *) * c);
     b->ri = malloc(sizeof(int) * c);
-    if (!b->lp || !b->ri || !b->sq || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
+    b->xg = malloc(sizeof(vec3) * c);
+    b->vg = malloc(sizeof(vec3) * c);
+    if (!b->lp || !b->ri || !b->xg || !b->vg || !b->sq || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
         !b->ji2 || !b->vpred || !b->dt0 || !b->nnbn || !b->ovf || !b->nnb0 || !b->tj || !b->lists) {
         block_free(b);
         return NULL;
@@ -76,7 +79,8 @@ void block_free(block_scratch *b)
     if (!b) return;
     schedule_free(b->sq);
     void *p[] = {b->act, b->reg, b->ai, b->ji, b->ar, b->jr, b->ai2, b->ji2,
-                 b->vpred, b->dt0, b->nnbn, b->ovf, b->nnb0, b->tj, b->lists, (void *)b->lp, b->ri};
+                 b->vpred, b->dt0, b->nnbn, b->ovf, b->nnb0, b->tj, b->lists, (void *)b->lp, b->ri,
+                 b->xg, b->vg};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
     free(b);
 }
@@ -399,19 +403,29 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     /* 1. predict and irregular forces with the current lists */
     /* Only the active bodies and their neighbours (the SIMD library itself
      * turns to predicting everyone when those lists cover a good part of N:
-     * the paper's NPACT switch); the members of new lists follow in step 3. */
-    gpuirr_pred_act(s->irr, b->nact, b->act, t);
+     * the paper's NPACT switch); the members of new lists follow in step 3.
+     * A big block's irregular force goes to the GPU instead (forces.h,
+     * irr_on_gpu), from GPUNB's j-bodies predicted there: GPUIRR's
+     * prediction is then not needed (its slots keep their own times). */
+    const int gpu_irr = irr_on_gpu(s, b->nact);
+    if (gpu_irr) gpunb_predict(s->nb, t);
+    else gpuirr_pred_act(s->irr, b->nact, b->act, t);
     predict_active(s, b, t);
     s->block_forces = 1; /* the KS corrections must see the predicted state too */
     ph[PH_PRED] = prof_lap(&w);
-    int rc = irregular_force(s, b->nact, b->act, b->ai, b->ji, err, errlen);
-    if (rc == 0 && ks_needs_correction(s)) { /* KS: components of perturbed pairs, old lists */
+    const int ks_corr = ks_needs_correction(s);
+    if (gpu_irr || ks_corr) { /* the old lists, for the GPU and for KS */
+#pragma omp parallel for schedule(static) if (par_worth(b->nact, 4096))
         for (int k = 0; k < b->nact; k++) {
             b->lp[k] = sim_list(s, b->act[k]);
             b->nnb0[k] = s->nnb[b->act[k]];
         }
-        ks_irr_correct(s, b->nact, b->act, b->lp, b->nnb0, b->ai, b->ji);
     }
+    int rc = gpu_irr ? irregular_force_gpu(s, b->nact, b->act, b->lp, b->nnb0, b->xg, b->vg, b->ai, b->ji,
+                                           err, errlen)
+                     : irregular_force(s, b->nact, b->act, b->ai, b->ji, err, errlen);
+    if (rc == 0 && ks_corr) /* KS: components of perturbed pairs, old lists */
+        ks_irr_correct(s, b->nact, b->act, b->lp, b->nnb0, b->ai, b->ji);
     ph[PH_FIRR] = prof_lap(&w);
     if (rc) return -1;
 
@@ -436,13 +450,20 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
             s->nnb[ri[q]] = b->nnbn[q]; /* irregular_force reads the new size */
         }
         /* the new lists' members at the same time t (bodies predicted
-         * already keep their state) */
-        gpuirr_pred_act(s->irr, b->nreg, ri, t);
-        rc = irregular_force(s, b->nreg, ri, b->ai2, b->ji2, err, errlen);
-        if (ks_needs_correction(s)) { /* KS: the same corrections with the new lists */
+         * already keep their state); on the GPU, GPUNB's j-bodies are at t
+         * already (the regular force) and have not been sent the members'
+         * corrections yet, so they are the same predicted state */
+        const int gpu_irr2 = irr_on_gpu(s, b->nreg);
+        if (gpu_irr2 || ks_corr)
             for (int q = 0; q < b->nreg; q++) b->lp[q] = b->lists + (size_t)q * s->nbmax;
-            ks_irr_correct(s, b->nreg, ri, b->lp, b->nnbn, b->ai2, b->ji2);
+        if (gpu_irr2) {
+            rc = irregular_force_gpu(s, b->nreg, ri, b->lp, b->nnbn, b->xg, b->vg, b->ai2, b->ji2, err, errlen);
+        } else {
+            gpuirr_pred_act(s->irr, b->nreg, ri, t);
+            rc = irregular_force(s, b->nreg, ri, b->ai2, b->ji2, err, errlen);
         }
+        if (ks_corr) /* KS: the same corrections with the new lists */
+            ks_irr_correct(s, b->nreg, ri, b->lp, b->nnbn, b->ai2, b->ji2);
         for (int q = 0; q < b->nreg; q++) s->nnb[ri[q]] = b->nnb0[q];
         if (rc) return -1;
         double rsfac = nbradius_rsfac(s);

@@ -1,8 +1,10 @@
 /* forces.c — the forces of given bodies through the two libraries: the
- * irregular force from their lists (GPUIRR) with NBODY6's fictitious central
- * mass for an empty list, and the regular force, jerk and new lists (GPUNB)
- * with the overflow retries.  Used by the block step and by the events that
- * give bodies new polynomials (KS, chain, mergers). */
+ * irregular force from their lists (GPUIRR, or for big blocks GPUNB's
+ * gpunb_irrf on the GPU) with NBODY6's fictitious central mass for an empty
+ * list and the Coriolis term, and the regular force, jerk and new lists
+ * (GPUNB) with the overflow retries.  Used by the block step and by the
+ * events that give bodies new polynomials (KS, chain, mergers). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,12 +123,10 @@ static void add_tide_regular(const sim *s, int ni, const int *ilist, vec3 *a, ve
     }
 }
 
-int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *err, size_t errlen)
+/* What irregular_force adds to the sum over the list, whichever library
+ * summed it. */
+static void irregular_extra(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j)
 {
-    if (gpuirr_firr(s->irr, ni, ilist, a, j) != 0) {
-        snprintf(err, errlen, "irregular force at t = %.17g: %s", s->time, gpuirr_error(s->irr));
-        return -1;
-    }
     /* An empty list: NBODY6's fictitious mass 0.01 <m> at the origin keeps the
      * irregular polynomial (and so the step criterion) well defined. */
     double mf = 0.01 * s->mmean;
@@ -143,6 +143,47 @@ int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *er
         }
     }
     if (tide_on(&s->tide)) add_coriolis(s, ni, ilist, a, j);
+}
+
+int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *err, size_t errlen)
+{
+    if (gpuirr_firr(s->irr, ni, ilist, a, j) != 0) {
+        snprintf(err, errlen, "irregular force at t = %.17g: %s", s->time, gpuirr_error(s->irr));
+        return -1;
+    }
+    irregular_extra(s, ni, ilist, a, j);
+    return 0;
+}
+
+/* The switch point of the GPU irregular force, in block members (see
+ * docs/BENCHMARKS.md for its measurement). */
+#define IRR_GPU_MIN_DEFAULT 4096
+
+int irr_on_gpu(sim *s, int ni)
+{
+    if (s->irr_gpu_min == 0) {
+        const char *e = getenv("NBODY6C_IRR_GPU_MIN");
+        int v = e && *e ? atoi(e) : IRR_GPU_MIN_DEFAULT;
+        s->irr_gpu_min = v > 0 && strcmp(gpunb_backend(s->nb), "cuda") == 0 ? v : INT_MAX;
+    }
+    return ni >= s->irr_gpu_min;
+}
+
+int irregular_force_gpu(sim *s, int ni, const int *ilist, const int *const *lp, const int *nnb,
+                        vec3 *xs, vec3 *vs, vec3 *a, vec3 *j, char *err, size_t errlen)
+{
+#pragma omp parallel for schedule(static) if (par_worth(ni, 4096))
+    for (int k = 0; k < ni; k++) {
+        memcpy(xs[k], s->x[ilist[k]], sizeof(vec3));
+        memcpy(vs[k], s->v[ilist[k]], sizeof(vec3));
+    }
+    if (gpunb_irrf(s->nb, ni, (const double(*)[3])xs, (const double(*)[3])vs, nnb, lp, a, j) != 0) {
+        /* rare: GPUIRR (predicted for these bodies first) sums them again
+         * and names a coincident pair */
+        gpuirr_pred_act(s->irr, ni, ilist, s->time);
+        return irregular_force(s, ni, ilist, a, j, err, errlen);
+    }
+    irregular_extra(s, ni, ilist, a, j);
     return 0;
 }
 

@@ -9,6 +9,21 @@
  * predicted states (slots).  Returns 0 or -1 (err set). */
 int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *err, size_t errlen);
 
+/* 1 when a block step's irregular force of ni bodies goes to the GPU
+ * (irregular_force_gpu): the regular-force backend is "cuda" and ni is at
+ * least the switch point (NBODY6C_IRR_GPU_MIN, default IRR_GPU_MIN_DEFAULT
+ * in forces.c, measured; 0 or less turns the GPU path off). */
+int irr_on_gpu(sim *s, int ni);
+
+/* The same force as irregular_force, for a block step (s->block_forces set,
+ * t = s->time), summed on the GPU by gpunb_irrf from GPUNB's predicted
+ * j-state (after gpunb_predict(t)) over the lists lp[k] (nnb[k] entries:
+ * the lists GPUIRR holds for those bodies), at the bodies' predicted x, v.
+ * xs, vs: scratch of ni entries.  A coincident pair (or a list entry the
+ * GPU does not hold) sends the call to GPUIRR, which names it. */
+int irregular_force_gpu(sim *s, int ni, const int *ilist, const int *const *lp, const int *nnb,
+                        vec3 *xs, vec3 *vs, vec3 *a, vec3 *j, char *err, size_t errlen);
+
 /* Regular force, jerk and new lists for ni bodies at their predicted x, v;
  * radii of overflowed lists shrink by 0.9 until every list fits
  * (overflowed[k] = 1 for those).  Lists go to lists + k*nbmax. */

@@ -81,6 +81,8 @@ typedef struct sim {
     double *tpred;
     int block_forces;       /* block.c: the block's forces are being evaluated at the predicted
                              * state (x, v at tpred), its members already corrected in x0 */
+    int irr_gpu_min;        /* forces.c: blocks of at least this many bodies take the irregular
+                             * force on the GPU (gpunb_irrf); 0 = not decided yet */
     vec3 *a, *j;            /* total acceleration, jerk at t0 (predictor) */
     vec3 *fi, *fid, *d2, *d3;      /* irregular part at t0 */
     vec3 *fr, *frd, *d2r, *d3r;    /* regular part at t0r */
