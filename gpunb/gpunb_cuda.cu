@@ -46,7 +46,7 @@ extern "C" {
 #define D_PARTIALS (1 << 20) /* (i, slice) partial results per launch of those */
 #define LIST_CAP0 64        /* first capacity of a (slice, i) partial list */
 #define FAR 1.0e18f         /* position of padding j-bodies (mass 0) */
-#define IRR_CHUNK 16384     /* i-bodies per upload of gpunb_irrf (packing overlaps the copy) */
+#define IRR_CHUNK 8192      /* i-bodies per upload of gpunb_irrf (packing overlaps the copy) */
 #define IRR_FLUSH 16        /* pair terms a lane sums in float before double */
 
 /* ------------------------------------------------------------------ errors */

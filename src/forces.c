@@ -157,7 +157,7 @@ int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *er
 
 /* The switch point of the GPU irregular force, in block members (see
  * docs/BENCHMARKS.md for its measurement). */
-#define IRR_GPU_MIN_DEFAULT 4096
+#define IRR_GPU_MIN_DEFAULT 32768
 
 int irr_on_gpu(sim *s, int ni)
 {
