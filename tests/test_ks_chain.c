@@ -108,12 +108,13 @@ static int run_bodies(int n, double *m, double (*x)[3], double (*v)[3], int chai
  * ETAU 0.1: binary-single |dE/E| 1.0e-7 with the chain against 4.0e-7 with
  * KS + Hermite alone, 1.7e-8 / 1.2e-7 with the ETAs halved (what is left
  * with the chain is the Hermite and KS part of the approach, before the
- * chain starts: it falls with the ETAs, 5.7x here); binary-binary 6.6e-7
- * against 0.33 (KS alone lets two hard pairs meet as points to each
- * other's perturbation; with the chain what is left is again the approach,
- * where each KS pair sees the other as a point).  The bounds below are
- * twice the measured values; the ratios are checked against what KS +
- * Hermite give in the same run. */
+ * chain starts: it falls with the ETAs, 5.7x here); binary-binary
+ * (2026-11-25) 2.4e-7 against 2.8e-5.  Before a KS pair's perturbers that
+ * are KS pairs were resolved into their components (kspert.f's CMSEP2
+ * test), these were 6.6e-7 against 0.33: each pair felt the other as a
+ * point, and the energy (pairs resolved) saw the tide that the orbits
+ * missed.  The bounds below are twice the measured values; the ratios are
+ * checked against what KS + Hermite give in the same run. */
 static void test_binary_single(void)
 {
     double m[3 + NFIELD], x[3 + NFIELD][3], v[3 + NFIELD][3];
@@ -159,11 +160,20 @@ static void test_binary_binary(void)
     }
     CHECK(with.started >= 1 && with.ended == with.started,
           "binary-binary: the chain starts and ends (%lld, %lld)", with.started, with.ended);
-    CHECK(fabs(with.de) < 1.5e-6, "binary-binary with chain: |dE/E| %.2e < 1.5e-6", fabs(with.de));
-    CHECK(fabs(with.de) * 1e4 < fabs(without.de),
-          "1e4x better than KS + Hermite alone (%.2e against %.2e)", fabs(with.de), fabs(without.de));
-    CHECK(fabs(with.chain_start_sum) < 1e-14 && fabs(with.chain_end_sum) < 1e-10,
-          "chain start/end jumps: %.2e / %.2e of |E|", with.chain_start_sum, with.chain_end_sum);
+    CHECK(fabs(with.de) < 5e-7, "binary-binary with chain: |dE/E| %.2e < 5e-7", fabs(with.de));
+    CHECK(fabs(without.de) < 6e-5,
+          "KS + Hermite alone: |dE/E| %.2e < 6e-5 (0.33 with each pair a point to the other's "
+          "perturbation)", fabs(without.de));
+    CHECK(fabs(with.de) * 30.0 < fabs(without.de),
+          "the chain 30x better than KS + Hermite alone (%.2e against %.2e)", fabs(with.de),
+          fabs(without.de));
+    /* starts and absorptions: an absorption moves the members to the new
+     * c.m. frame, which rounds separations of 1e-3 at coordinates of 0.04
+     * to ~1e-14 of themselves (measured 3.4e-14 over three absorptions; a
+     * start alone measures 1e-16) */
+    CHECK(fabs(with.chain_start_sum) < 1e-13 && fabs(with.chain_end_sum) < 1e-10,
+          "chain start/absorption/end jumps: %.2e / %.2e of |E|", with.chain_start_sum,
+          with.chain_end_sum);
 }
 
 /* A checkpoint taken while a chain is active holds the chain whole. */

@@ -3,6 +3,7 @@
  * perturbation P and dP/dt they exert on the pair at any time, and how many
  * whole periods an unperturbed pair may skip. */
 #include <math.h>
+#include <string.h>
 #include "ks_state.h"
 #include "predict.h"
 
@@ -50,20 +51,51 @@ void ks_pert_eval(void *ctx, double t, const double q[3], const double qdot[3],
         w2[d] = -m1 / M * qdot[d];
     }
     double a1[3] = {0, 0, 0}, j1[3] = {0, 0, 0}, a2[3] = {0, 0, 0}, j2[3] = {0, 0, 0};
+    double cmsep2 = pow(s->p.gmin, -2.0 / 3.0);
     for (int n = 0; n < kp->np; n++) {
         int q_ = kp->plist[n];
         double xp[3], vp[3];
         predict3(t - s->t0[q_], s->x0[q_], s->v0[q_], s->a[q_], s->j[q_], xp, vp);
-        double d1[3], e1[3], d2[3], e2[3];
-        for (int d = 0; d < 3; d++) {
-            double dx = xp[d] - xcm[d], dv = vp[d] - vcm[d];
-            d1[d] = dx - r1[d];
-            e1[d] = dv - w1[d];
-            d2[d] = dx - r2[d];
-            e2[d] = dv - w2[d];
+        /* a KS pair within CMSEP2^(1/2) = GMIN^(-1/3) of its own size acts
+         * by its components (kspert.f).  As a point it left out the
+         * quadrupole tide on this pair's orbit, which the energy (pairs
+         * resolved) does see: two hard pairs at a few sizes from each other
+         * lost 1e-4 of E before they became a chain (cc-plummer-2048,
+         * NRAND 4711, t = 539.568). */
+        int nsrc = 1;
+        double ms[2] = {s->m[q_], 0.0}, xs[2][3], vs[2][3];
+        memcpy(xs[0], xp, sizeof xp);
+        memcpy(vs[0], vp, sizeof vp);
+        if (q_ >= s->n && q_ < s->ntot) {
+            const ks_pair *kq = &s->ks->pair[q_ - s->n];
+            double dx[3] = {xp[0] - xcm[0], xp[1] - xcm[1], xp[2] - xcm[2]};
+            if (dot3(dx, dx) < cmsep2 * kq->o.r * kq->o.r) {
+                int c1 = 2 * (q_ - s->n);
+                double mq1 = s->m[c1], mq2 = s->m[c1 + 1], Mq = mq1 + mq2, qq[3], qqd[3];
+                ks_orbit_predict(&kq->o, t, qq, qqd);
+                ms[0] = mq1;
+                ms[1] = mq2;
+                for (int d = 0; d < 3; d++) {
+                    xs[0][d] = xp[d] + mq2 / Mq * qq[d];
+                    vs[0][d] = vp[d] + mq2 / Mq * qqd[d];
+                    xs[1][d] = xp[d] - mq1 / Mq * qq[d];
+                    vs[1][d] = vp[d] - mq1 / Mq * qqd[d];
+                }
+                nsrc = 2;
+            }
         }
-        add_pair_term(s->m[q_], d1, e1, a1, j1);
-        add_pair_term(s->m[q_], d2, e2, a2, j2);
+        for (int q = 0; q < nsrc; q++) {
+            double d1[3], e1[3], d2[3], e2[3];
+            for (int d = 0; d < 3; d++) {
+                double dx = xs[q][d] - xcm[d], dv = vs[q][d] - vcm[d];
+                d1[d] = dx - r1[d];
+                e1[d] = dv - w1[d];
+                d2[d] = dx - r2[d];
+                e2[d] = dv - w2[d];
+            }
+            add_pair_term(ms[q], d1, e1, a1, j1);
+            add_pair_term(ms[q], d2, e2, a2, j2);
+        }
     }
     for (int d = 0; d < 3; d++) {
         p[d] = a1[d] - a2[d];
