@@ -169,9 +169,13 @@ static void test_binary_binary(void)
           fabs(without.de));
     /* starts and absorptions: an absorption moves the members to the new
      * c.m. frame, which rounds separations of 1e-3 at coordinates of 0.04
-     * to ~1e-14 of themselves (measured 3.4e-14 over three absorptions; a
-     * start alone measures 1e-16) */
-    CHECK(fabs(with.chain_start_sum) < 1e-13 && fabs(with.chain_end_sum) < 1e-10,
+     * to ~1e-14 of themselves (measured 3.4e-14 over three absorptions, 5e-14
+     * over one; a start alone measures 1e-16).  Ends: the chain's own
+     * integration error (E + B) under its perturbers, 2.3e-11 with three
+     * absorptions and 3.0e-10 with one since absorption reaches no further
+     * than 3 RMIN (the second pair then perturbs the chain from outside for
+     * longer); the bound is 3x that (a work integral 0.1 % off gives 4.7e-6) */
+    CHECK(fabs(with.chain_start_sum) < 1e-13 && fabs(with.chain_end_sum) < 1e-9,
           "chain start/absorption/end jumps: %.2e / %.2e of |E|", with.chain_start_sum,
           with.chain_end_sum);
 }

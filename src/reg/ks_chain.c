@@ -533,19 +533,30 @@ int ks_chain_end_escaper(sim *s, double t, char *err, size_t errlen)
 /* ---- absorption ------------------------------------------------------------ */
 
 /* The perturber that should join the chain now (chmod.f's absorption, as
- * NBODY6 does with KZ(30) > 2): approaching, within 3 RSUM of the chain's
- * c.m. or with a tidal gamma above 0.1 on it, a single or a bound KS pair,
- * with room in the chain (CHAIN_NMAX members).  Returns its slot or -1.
- * chmod.f caps the reach at 3 RMIN; tried: it made test_ks_merge's split
- * encounter worse (median |dE/E| 3.3e-7 against 1.4e-7 over seven impact
- * parameters) and was not needed for the runaway absorption of
- * test_binpop's Kroupa seed 15555556 (-2.0e-6 before; 1.05e-7 with the
- * list-change term of the regular corrector and route A of the chain
- * start, with or without the cap). */
+ * NBODY6 does with KZ(30) > 2): approaching, within 3 RMIN of the chain's
+ * c.m. (RMIN scaled by the mass of the chain's dominant pair, as in the
+ * escape test) and within 3 RSUM or with a tidal gamma above 0.1 on the
+ * chain; a single or a bound KS pair, with room in the chain (CHAIN_NMAX
+ * members); the one with the largest gamma.  Returns its slot or -1.
+ * The 3 RMIN cap is chmod.f's and stops a runaway: each absorption widens
+ * RSUM, and with a reach of 3 RSUM (or any body of gamma > 0.1) a 3-member
+ * chain took in a fourth member 2.6e-3 (13 RMIN) away, then more, RSUM
+ * 1.3e-3 -> 0.043 within 2e-11 time units, ended as too large and started
+ * again, over and over: each restart gave the c.m. new polynomials (|d3|
+ * up to 1e26), its step and its neighbours' fell to 1e-13, a KS pair's
+ * below the time resolution, and the run stopped (cc-plummer-2048, NRAND
+ * 12345, t = 789.395).  chmod.f's 3 min(RSUM, RMIN) cut also absorptions
+ * that test_ks_chain's binary-binary encounter needs (its chain's end
+ * inconsistency 3.0e-10 of E against 2.3e-11) and made test_ks_merge's
+ * split encounter worse (median |dE/E| 3.3e-7 against 1.4e-7 over seven
+ * impact parameters). */
 static int absorb_candidate(const sim *s, double t)
 {
     const ks_chain *ch = &s->ks->ch;
     double rsum = chain_rsum(&ch->c), M = ch->c.mtot, xc[3], vc[3];
+    chain_pair_info dom;
+    chain_dominant_pair(&ch->c, &dom);
+    double reach = 3.0 * ks_rmin_of_mass(s, ch->c.m[dom.i] + ch->c.m[dom.j]);
     ks_predict_slot(s, ch->icm, t, xc, vc);
     int best = -1;
     double bestg = 0.0;
@@ -568,7 +579,7 @@ static int absorb_candidate(const sim *s, double t)
         double r = sqrt(dot3(d, d));
         if (dot3(d, w) >= 0.0) continue;
         double g = 2.0 * s->m[p] * rsum * rsum * rsum / (M * r * r * r);
-        if ((r < 3.0 * rsum || g > 0.1) && g > bestg) {
+        if (r < reach && (r < 3.0 * rsum || g > 0.1) && g > bestg) {
             bestg = g;
             best = p;
         }
