@@ -228,6 +228,7 @@ void ks_send_dirty(sim *s)
     if (nd > 0)
         gpunb_set_jp(s->nb, nd, idx, t0, (const double(*)[3])x, (const double(*)[3])v,
                      (const double(*)[3])a, (const double(*)[3])j, m);
+    gpunb_lists_send(s, nd, idx); /* GPUNB's resident lists, as GPUIRR's set_list above */
     free(idx); free(t0); free(m); free(x); free(v); free(a); free(j);
     memset(dirty, 0, (size_t)s->cap);
 }
@@ -392,6 +393,39 @@ out:
 
 /* ---- formation and termination ------------------------------------------ */
 
+int ks_pair_init(sim *s, int k, double t, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    const int A = 2 * k, B = 2 * k + 1, C = s->n + k;
+    const double m1 = s->m[A], m2 = s->m[B], M = m1 + m2;
+    double q[3], qd[3];
+    s->name[C] = s->nzero + abs(s->name[A]); /* (a merged inner c.m. has a negative name) */
+    s->m[C] = M;
+    for (int c = 0; c < 3; c++) {
+        s->x0[C][c] = (m1 * s->x0[A][c] + m2 * s->x0[B][c]) / M;
+        s->v0[C][c] = (m1 * s->v0[A][c] + m2 * s->v0[B][c]) / M;
+        q[c] = s->x0[A][c] - s->x0[B][c];
+        qd[c] = s->v0[A][c] - s->v0[B][c];
+    }
+    s->nnb[C] = 0;
+    ks_pair *kp = &ks->pair[k];
+    if (!kp->plist) kp->plist = malloc(sizeof(int) * (s->nbmax + 2));
+    if (!kp->plist) {
+        snprintf(err, errlen, "out of memory at a KS formation");
+        return -1;
+    }
+    kp->np = 0;
+    kp->terminate = kp->renew = 0;
+    kp->merge_check = 1;
+    ks_ctl c0 = {s->p.etau, s->p.eclose, 0.0};
+    ks_orbit_init(&kp->o, M, q, qd, t, NULL, &c0);
+    /* R0 (ksinit.f): a hard pair may grow to clamp(-M/h, RMIN, 5 RMIN) */
+    double eb = m1 * m2 * kp->o.h / M;
+    if (eb < ks->ebh) kp->o.r0 = fmin(fmax(-M / kp->o.h, s->p.rmin), 5.0 * s->p.rmin);
+    else kp->o.r0 = kp->o.r;
+    return 0;
+}
+
 int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
 {
     ks_state *ks = s->ks;
@@ -428,43 +462,23 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     ks_swap_slots(s, map[i], A, map, inv);
     ks_swap_slots(s, map[j], B, map, inv);
 
-    double m1 = s->m[A], m2 = s->m[B], M = m1 + m2, q[3], qd[3];
-    s->name[C] = s->nzero + abs(s->name[A]); /* (a merged inner c.m. has a negative name) */
-    s->m[C] = M;
-    for (int c = 0; c < 3; c++) {
-        s->x0[C][c] = (m1 * s->x0[A][c] + m2 * s->x0[B][c]) / M;
-        s->v0[C][c] = (m1 * s->v0[A][c] + m2 * s->v0[B][c]) / M;
-        q[c] = s->x0[A][c] - s->x0[B][c];
-        qd[c] = s->v0[A][c] - s->v0[B][c];
-    }
-    s->rs[C] = fmax(s->rs[A], s->rs[B]);
-    s->dtr[C] = fmin(s->dtr[A], s->dtr[B]);
-    s->nnb[C] = 0;
-
-    ks_pair *kp = &ks->pair[k];
-    if (!kp->plist) kp->plist = malloc(sizeof(int) * (s->nbmax + 2));
-    if (!kp->plist) {
-        snprintf(err, errlen, "out of memory at a KS formation");
+    if (ks_pair_init(s, k, t, err, errlen)) {
         free(split);
         return -1;
     }
-    kp->np = 0;
-    kp->terminate = kp->renew = 0;
-    kp->merge_check = 1;
-    ks_ctl c0 = {s->p.etau, s->p.eclose, 0.0};
-    ks_orbit_init(&kp->o, M, q, qd, t, NULL, &c0);
+    double m1 = s->m[A], m2 = s->m[B], M = m1 + m2, mu = m1 * m2 / M;
+    s->rs[C] = fmax(s->rs[A], s->rs[B]);
+    s->dtr[C] = fmin(s->dtr[A], s->dtr[B]);
+    ks_pair *kp = &ks->pair[k];
     /* the same state written two ways: singles before, c.m. + mu h after */
-    double vc2 = dot3(s->v0[C], s->v0[C]), mu = m1 * m2 / M;
+    double q[3] = {s->x0[A][0] - s->x0[B][0], s->x0[A][1] - s->x0[B][1], s->x0[A][2] - s->x0[B][2]};
+    double vc2 = dot3(s->v0[C], s->v0[C]);
     double e_before = 0.5 * (m1 * dot3(s->v0[A], s->v0[A]) + m2 * dot3(s->v0[B], s->v0[B])) -
                       m1 * m2 / sqrt(dot3(q, q));
     ks->last_jump = 0.5 * M * vc2 + mu * kp->o.h - e_before;
     ks->last_a = ks_orbit_semi(&kp->o);
     ks->last_ecc = ks_orbit_ecc(&kp->o);
     ks->last_gamma = 0.0;
-    /* R0 (ksinit.f): a hard pair may grow to clamp(-M/h, RMIN, 5 RMIN) */
-    double eb = m1 * m2 * kp->o.h / M;
-    if (eb < ks->ebh) kp->o.r0 = fmin(fmax(-M / kp->o.h, s->p.rmin), 5.0 * s->p.rmin);
-    else kp->o.r0 = kp->o.r;
 
     /* lists: both components' old labels become the c.m. */
     int oi = inv[A], oj = inv[B];

@@ -38,37 +38,14 @@ static void swap_fresh(sim *s, int a, int b)
     SWAP_V(s->x0); SWAP_V(s->v0); SWAP_V(s->x); SWAP_V(s->v);
 }
 
-/* Pair k from the bodies in slots 2k, 2k+1 at time t: its c.m. body and its
- * KS orbit, as ks_form sets them (R0 of ksinit.f for a hard pair). */
+/* Pair k from the bodies in slots 2k, 2k+1 at time t, as ks_form sets it
+ * up; the c.m.'s predicted state is its state (nothing is predicted yet). */
 static int start_pair(sim *s, int k, double t, char *err, size_t errlen)
 {
-    ks_state *ks = s->ks;
-    const int A = 2 * k, B = 2 * k + 1, C = s->n + k;
-    const double m1 = s->m[A], m2 = s->m[B], M = m1 + m2;
-    double q[3], qd[3];
-    s->name[C] = s->nzero + abs(s->name[A]);
-    s->m[C] = M;
-    for (int c = 0; c < 3; c++) {
-        s->x0[C][c] = s->x[C][c] = (m1 * s->x0[A][c] + m2 * s->x0[B][c]) / M;
-        s->v0[C][c] = s->v[C][c] = (m1 * s->v0[A][c] + m2 * s->v0[B][c]) / M;
-        q[c] = s->x0[A][c] - s->x0[B][c];
-        qd[c] = s->v0[A][c] - s->v0[B][c];
-    }
-    s->nnb[C] = 0;
-    ks_pair *kp = &ks->pair[k];
-    if (!kp->plist) kp->plist = malloc(sizeof(int) * (s->nbmax + 2));
-    if (!kp->plist) {
-        snprintf(err, errlen, "out of memory for the primordial KS pairs");
-        return -1;
-    }
-    kp->np = 0;
-    kp->terminate = kp->renew = 0;
-    kp->merge_check = 1;
-    ks_ctl c0 = {s->p.etau, s->p.eclose, 0.0};
-    ks_orbit_init(&kp->o, M, q, qd, t, NULL, &c0);
-    const double eb = m1 * m2 * kp->o.h / M;
-    if (eb < ks->ebh) kp->o.r0 = fmin(fmax(-M / kp->o.h, s->p.rmin), 5.0 * s->p.rmin);
-    else kp->o.r0 = kp->o.r;
+    if (ks_pair_init(s, k, t, err, errlen)) return -1;
+    const int C = s->n + k;
+    memcpy(s->x[C], s->x0[C], sizeof s->x[C]);
+    memcpy(s->v[C], s->v0[C], sizeof s->v[C]);
     return 0;
 }
 

@@ -140,6 +140,10 @@ int ks_relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full)
 void ks_send_dirty(sim *s);
 int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *err, size_t errlen);
 int ks_slot_of_name(const sim *s, int name);
+/* Pair k from the bodies in slots 2k, 2k+1 at time t (their x0, v0 at t):
+ * its c.m. body (name, mass, x0, v0, an empty list) and its KS orbit with
+ * ksinit.f's R0.  Shared by ks_form and the primordial pairs. */
+int ks_pair_init(sim *s, int k, double t, char *err, size_t errlen);
 /* An event's energy change into the ledger: the whole measure before and
  * after (--energy-audit, tests; e0 is the energy before) or the event's own
  * local value (ks_pairs.c). */
