@@ -1,6 +1,8 @@
 /* gpunb.c — GPUNB front end: picks the backend (--gpu=auto|off|ref|required) and
  * forwards every call to it. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "gpunb_impl.h"
 
 /* The CPU backends: the SIMD one where the CPU has AVX2 + FMA, else the
@@ -43,7 +45,22 @@ gpunb *gpunb_open(int nmax, int nbmax, const gpunb_config *cfg,
     return open_cpu(nmax, nbmax, 0, err, errlen);
 }
 
-void gpunb_close(gpunb *g) { if (g) g->ops->close(g); }
+static void res_free(gpunb *g)
+{
+    free(g->res_list);
+    free(g->res_nnb);
+    free((void *)g->res_lp);
+    free(g->res_kn);
+    g->res_list = g->res_nnb = g->res_kn = NULL;
+    g->res_lp = NULL;
+}
+
+void gpunb_close(gpunb *g)
+{
+    if (!g) return;
+    res_free(g);
+    g->ops->close(g);
+}
 const char *gpunb_backend(const gpunb *g) { return g->ops->name; }
 int gpunb_host_threads(const gpunb *g) { return g->host_threads; }
 void gpunb_set_range(gpunb *g, int jbeg, int jend) { g->ops->set_range(g, jbeg, jend); }
@@ -61,7 +78,16 @@ int gpunb_regf(gpunb *g, int ni, const int *idx, const double *h2, const double 
                const double (*x)[3], const double (*v)[3],
                double (*a)[3], double (*jerk)[3], int *nnb, int *list)
 {
-    return g->ops->regf(g, ni, idx, h2, dtr, x, v, a, jerk, nnb, list);
+    int over = g->ops->regf(g, ni, idx, h2, dtr, x, v, a, jerk, nnb, list);
+    /* the front end's resident lists: each whole list returned is kept */
+    if (!g->ops->set_list && g->res_nnb)
+        for (int k = 0; k < ni; k++) {
+            if (nnb[k] < 0 || idx[k] < 0 || idx[k] >= g->nmax) continue;
+            g->res_nnb[idx[k]] = nnb[k];
+            memcpy(g->res_list + (size_t)idx[k] * g->nbmax, list + (size_t)k * g->nbmax,
+                   sizeof(int) * (size_t)nnb[k]);
+        }
+    return over;
 }
 
 void gpunb_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
@@ -83,4 +109,66 @@ int gpunb_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3],
 {
     if (ni <= 0) return 0;
     return g->ops->irrf(g, ni, x, v, nnb, lists, a, jerk);
+}
+
+/* ---- resident lists kept by the front end (backends without set_list) ---- */
+
+static void res_oom(void)
+{
+    fprintf(stderr, "gpunb: out of memory for the resident neighbour lists\n");
+    exit(1);
+}
+
+static void res_alloc(gpunb *g)
+{
+    if (g->res_nnb) return;
+    g->res_list = malloc(sizeof(int) * (size_t)g->nmax * g->nbmax);
+    g->res_nnb = calloc((size_t)g->nmax, sizeof(int));   /* every list empty */
+    if (!g->res_list || !g->res_nnb) res_oom();
+}
+
+void gpunb_set_list(gpunb *g, int n, const int *idx, const int *nnb, const int *const *lists)
+{
+    for (int k = 0; k < n; k++)
+        if (idx[k] < 0 || idx[k] >= g->nmax || nnb[k] < 0 || nnb[k] > g->nbmax) {
+            /* a caller's bug: a list that cannot be kept would give wrong forces later */
+            fprintf(stderr, "gpunb_set_list: slot %d with %d entries (nmax %d, nbmax %d)\n", idx[k], nnb[k],
+                    g->nmax, g->nbmax);
+            exit(1);
+        }
+    if (g->ops->set_list) {
+        if (n > 0) g->ops->set_list(g, n, idx, nnb, lists);
+        return;
+    }
+    res_alloc(g);
+    for (int k = 0; k < n; k++) {
+        g->res_nnb[idx[k]] = nnb[k];
+        memcpy(g->res_list + (size_t)idx[k] * g->nbmax, lists[k], sizeof(int) * (size_t)nnb[k]);
+    }
+}
+
+int gpunb_irrf_resident(gpunb *g, int ni, const int *idx, const double (*x)[3], const double (*v)[3],
+                        double (*a)[3], double (*jerk)[3])
+{
+    if (ni <= 0) return 0;
+    for (int k = 0; k < ni; k++)
+        if (idx[k] < 0 || idx[k] >= g->nmax) {
+            fprintf(stderr, "gpunb_irrf_resident: slot %d outside [0, %d)\n", idx[k], g->nmax);
+            exit(1);
+        }
+    if (g->ops->irrf_res) return g->ops->irrf_res(g, ni, idx, x, v, a, jerk);
+    res_alloc(g);
+    if (ni > g->res_lp_cap) {
+        free((void *)g->res_lp);
+        free(g->res_kn);
+        g->res_lp = malloc(sizeof(int *) * (size_t)ni);
+        g->res_kn = malloc(sizeof(int) * (size_t)ni);
+        if (!g->res_lp || !g->res_kn) res_oom();
+        g->res_lp_cap = ni;
+    }
+    for (int k = 0; k < ni; k++) {
+        g->res_kn[k] = g->res_nnb[idx[k]];
+        g->res_lp[k] = g->res_list + (size_t)idx[k] * g->nbmax;
+    }
+    return g->ops->irrf(g, ni, x, v, g->res_kn, g->res_lp, a, jerk);
 }

@@ -111,6 +111,31 @@ void gpunb_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const doubl
 int gpunb_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3],
                const int *nnb, const int *const *lists, double (*a)[3], double (*jerk)[3]);
 
+/* Resident neighbour lists: the library can keep one list per body slot
+ * (up to nbmax ascending slots), so that the irregular force of a big block
+ * needs no list from the caller (gpunb_irrf_resident: on the GPU, uploading
+ * every member's list each block cost about half of the GPU's time).
+ * They exist from the first gpunb_set_list on (a caller that never sets one
+ * pays nothing: no memory, no copies); every slot's list is empty until set.
+ * Two calls set them, nothing else changes them:
+ *   - gpunb_set_list: the caller's lists for the given slots (start-up,
+ *     restart, and every list a KS event renames or edits);
+ *   - gpunb_regf: each list it returns whole (nnb[k] >= 0) becomes the
+ *     resident list of idx[k] (the regular step's new lists, kept where
+ *     they were built); an overflowed body's list stays as it was.
+ * They hold slot numbers, not positions in the j-range: gpunb_set_range
+ * leaves them as they are, and a slot outside the j-range is reported at
+ * gpunb_irrf_resident.  The caller who edits a list on its side must send it
+ * again (as for GPUIRR's gpuirr_set_list). */
+void gpunb_set_list(gpunb *g, int n, const int *idx, const int *nnb, const int *const *lists);
+
+/* gpunb_irrf over the resident lists of the slots idx[k] (the idx[k] of a
+ * call need not be distinct), at the given x[k], v[k]: the same sums in the
+ * same order as gpunb_irrf with those lists given (bit-identical), and the
+ * same return value. */
+int gpunb_irrf_resident(gpunb *g, int ni, const int *idx, const double (*x)[3], const double (*v)[3],
+                        double (*a)[3], double (*jerk)[3]);
+
 /* Potential of n given bodies on each other: pot[i] = sum_{j != i} m_j/|x_i - x_j|
  * (positive), good to 1e-10 relative. Independent of the stored j-state. */
 void gpunb_pot(gpunb *g, int n, const double *m, const double (*x)[3], double *pot);

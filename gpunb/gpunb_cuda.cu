@@ -21,7 +21,12 @@
  *    apart from a true nbmax overflow (nnb = -1);
  *  - the irregular force over given lists (gpunb_irrf, for big blocks) on
  *    GPU 0 alone, from the same predicted j-state: one warp per i-body
- *    (bound and layout at k_irrf).
+ *    (bound and layout at k_irrf);
+ *  - the resident neighbour lists (gpunb.h) on GPU 0: one row of nbmax
+ *    slots per body slot, written by set_list (host lists) and by regf
+ *    (its lists copied on the GPU from where they were built, with one
+ *    GPU; with several, GPU 0 holds only its groups' part, so the combined
+ *    lists go up from the host), read by irrf_resident.
  * Every CUDA call is checked; a failure after open is fatal (exit 1).
  */
 #include <cuda_runtime.h>
@@ -158,6 +163,12 @@ typedef struct GpunbCuda {
     char *h_irro; size_t h_irro_cap;
     long irrf_calls, irrf_double;
     double t_irrf;
+    /* resident lists on GPU 0 (NULL until the first set_list): nmax rows of
+     * nbmax slots, their counts; set_list's staging (pinned and device)
+     * and the host's last-wins marks for repeated slots */
+    int *d_res, *d_resn;
+    char *h_sl, *d_sl; size_t h_sl_cap, d_sl_cap;
+    int *res_mark;
 } GpunbCuda;
 
 static GpunbCuda *as_cuda(gpunb *g) { return (GpunbCuda *)g; }
@@ -593,11 +604,26 @@ __global__ void k_reduce_d(const double *part, int ni, int ni_pad, int nsj, int 
 
 /* Irregular force over given lists (gpunb_irrf).  One i-record per body:
  * two-float position (hi, lo), float velocity with r2min in v.w, and where
- * its list starts in the uploaded entries (j - jbeg). */
+ * its list starts: given lists, at entry off of the uploaded entries (j -
+ * jbeg, nnb of them); resident lists, in row off (the body's slot) of the
+ * resident table, whose count is read there (nnb unused). */
 typedef struct __align__(16) IrrI {
     float4 xh, xl, v;
     int off, nnb, pad0, pad1;
 } IrrI;
+
+/* Where k_irrf and k_irrf_d find a body's list: entry (size_t)off * stride
+ * + q of list, holding j + jsub; nnb from resn[off] when resn is set (the
+ * resident table: stride nbmax, jsub = jbeg, range checked on the GPU), else
+ * from the record (given lists: stride 1, jsub 0, checked on the host). */
+typedef struct IrrL {
+    const int *list, *resn;
+    int stride, jsub, nj;
+} IrrL;
+
+/* A body whose list names a slot outside the j-range: flag bit 1, force zero. */
+#define IRR_NEAR 1
+#define IRR_BAD 2
 
 /* One warp per i-body: lane l sums the list entries l, l+32, ... in float,
  * flushing to double every IRR_FLUSH terms, then a fixed butterfly adds
@@ -619,18 +645,21 @@ typedef struct __align__(16) IrrI {
  * r2min = 1e-14 |x_i|^2 + 1e-20, GPUIRR's threshold) flags the body, which
  * is then summed again in double (k_irrf_d) so that the bound holds at any
  * separation. */
-__global__ void __launch_bounds__(128) k_irrf(const IrrI *ii, const int *list, int ni, const float4 *jxh,
+__global__ void __launch_bounds__(128) k_irrf(const IrrI *ii, IrrL L, int ni, const float4 *jxh,
                                               const float4 *jxl, const float4 *jv, double *out, int *flag)
 {
     const int w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
     if (w >= ni) return;   /* uniform over the warp */
     const IrrI I = ii[w];
     const float r2min = I.v.w;
+    const int nnb = L.resn ? L.resn[I.off] : I.nnb;
+    const int *list = L.list + (size_t)I.off * L.stride;
     float s[6] = {0, 0, 0, 0, 0, 0};
     double d[6] = {0, 0, 0, 0, 0, 0};
-    int near = 0, inblk = 0;
-    for (int q = lane; q < I.nnb; q += 32) {
-        const int j = list[I.off + q];
+    int near = 0, bad = 0, inblk = 0;
+    for (int q = lane; q < nnb; q += 32) {
+        const int j = list[q] - L.jsub;
+        if ((unsigned)j >= (unsigned)L.nj) { bad = 1; continue; }   /* its sums are dropped */
         const float4 xh = jxh[j], xl = jxl[j], vj = jv[j];
         const float dx = (xh.x - I.xh.x) + (xl.x - I.xl.x);
         const float dy = (xh.y - I.xh.y) + (xl.y - I.xl.y);
@@ -657,9 +686,10 @@ __global__ void __launch_bounds__(128) k_irrf(const IrrI *ii, const int *list, i
     for (int o = 16; o > 0; o >>= 1)
         for (int c = 0; c < 6; c++) d[c] += __shfl_xor_sync(0xffffffffu, d[c], o);
     near = __any_sync(0xffffffffu, near);
+    bad = __any_sync(0xffffffffu, bad);
     if (lane == 0) {
-        for (int c = 0; c < 6; c++) out[(size_t)w * 6 + c] = d[c];
-        flag[w] = near;
+        for (int c = 0; c < 6; c++) out[(size_t)w * 6 + c] = bad ? 0.0 : d[c];
+        flag[w] = bad ? IRR_BAD : near ? IRR_NEAR : 0;
     }
 }
 
@@ -667,17 +697,19 @@ __global__ void __launch_bounds__(128) k_irrf(const IrrI *ii, const int *list, i
  * arithmetic of src/pairterm.h) from the double predicted state (x + m, v);
  * fx holds each one's x and v.  fl[f] = 1 when a neighbour sits at r = 0
  * (or r < 1e-100, whose r^-3 would overflow). */
-__global__ void k_irrf_d(const int *fk, int nf, const dbl4 *fx, const IrrI *ii, const int *list,
+__global__ void k_irrf_d(const int *fk, int nf, const dbl4 *fx, const IrrI *ii, IrrL L,
                          const dbl4 *jxd, const dbl4 *jvd, double *out, int *fl)
 {
     const int f = blockIdx.x * blockDim.x + threadIdx.x;
     if (f >= nf) return;
     const IrrI I = ii[fk[f]];
+    const int nnb = L.resn ? L.resn[I.off] : I.nnb;
+    const int *list = L.list + (size_t)I.off * L.stride;
     const dbl4 xi = fx[2 * f], vi = fx[2 * f + 1];
     double sa[6] = {0, 0, 0, 0, 0, 0};
     int bad = 0;
-    for (int q = 0; q < I.nnb; q++) {
-        const int j = list[I.off + q];
+    for (int q = 0; q < nnb; q++) {
+        const int j = list[q] - L.jsub;   /* in range: k_irrf checked it */
         const dbl4 xj = jxd[j], vj = jvd[j];
         const double r[3] = {xj.x - xi.x, xj.y - xi.y, xj.z - xi.z};
         const double v[3] = {vj.x - vi.x, vj.y - vi.y, vj.z - vi.z};
@@ -692,6 +724,23 @@ __global__ void k_irrf_d(const int *fk, int nf, const dbl4 *fx, const IrrI *ii, 
     }
     for (int c = 0; c < 6; c++) out[(size_t)f * 6 + c] = bad ? 0.0 : sa[c];
     fl[f] = bad;
+}
+
+/* The resident table's rows of n bodies: one warp per body copies its
+ * count and entries.  set_list: entries src + off[k], slot slot[k] (distinct
+ * in one launch); regf's keep: the chunk's serialised lists (cnt, off as
+ * k_gather left them, lists over nbmax not kept), slot from the i-buffer. */
+__global__ void k_res_put(const int *slot, const int *cnt, const int *off, const int *src, int n, int nbmax,
+                          int *res, int *resn)
+{
+    const int w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    if (w >= n) return;
+    const int c = cnt[w], i = slot[w];
+    if (c > nbmax || i < 0) return;   /* uniform over the warp */
+    int *dst = res + (size_t)i * nbmax;
+    const int *s = src + off[w];
+    for (int q = lane; q < c; q += 32) dst[q] = s[q];
+    if (lane == 0) resn[i] = c;
 }
 
 /* ------------------------------------------------------ device management */
@@ -730,14 +779,15 @@ static void dev_ensure_predicted(GpunbCuda *c, Dev *d, int lo, int hi, int need_
 }
 
 /* Byte layout of the pinned/device i-buffer of the regular force. */
-typedef struct ILayout { size_t xh, xl, v, self, xd, total; } ILayout;
+typedef struct ILayout { size_t xh, xl, v, self, xd, slot, total; } ILayout;
 static ILayout i_layout(int ni_pad)
 {
     ILayout l;
     size_t f4 = (size_t)ni_pad * sizeof(float4);
     l.xh = 0; l.xl = f4; l.v = 2 * f4; l.self = 3 * f4;
     l.xd = roundup((int)(l.self + (size_t)ni_pad * sizeof(int)), 256);
-    l.total = l.xd + (size_t)ni_pad * sizeof(dbl4);
+    l.slot = l.xd + (size_t)ni_pad * sizeof(dbl4);   /* the bodies' slots: where regf's lists are kept */
+    l.total = l.slot + (size_t)ni_pad * sizeof(int);
     return l;
 }
 
@@ -830,6 +880,10 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
         d->L = roundup(hmisc[0], 16);
         d->retries++;
     }
+    /* one GPU holds the whole lists: they become the resident ones there */
+    if (c->d_resn && c->ngpu == 1)
+        k_res_put<<<cdiv((long)ni * 32, 128), 128, 0, d->st>>>((const int *)(d->d_i + il.slot), cnt, d->d_off,
+                                                                d_list, ni, nbmax, c->d_res, c->d_resn);
     const int total = hmisc[1], got = imin(d->list_guess, ni * nbmax);
     if (total > got) {
         CK(cudaMemcpyAsync((int *)h_list + got, d_list + got, (size_t)(total - got) * sizeof(int),
@@ -979,6 +1033,11 @@ static void cuda_close(gpunb *g)
                       d->pacc, d->pcnt, d->plist, d->d_hdr, d->d_off, d->d_gcnt, d->d_part, d->d_out,
                       d->d_pos, d->d_irr, d->d_irro};
         for (size_t m = 0; m < sizeof dp / sizeof dp[0]; m++) if (dp[m]) cudaFree(dp[m]);
+        if (k == 0) {
+            if (c->d_res) cudaFree(c->d_res);
+            if (c->d_resn) cudaFree(c->d_resn);
+            if (c->d_sl) cudaFree(c->d_sl);
+        }
         if (d->h_hdr) cudaFreeHost(d->h_hdr);
         if (d->h_out) cudaFreeHost(d->h_out);
         if (d->st) cudaStreamDestroy(d->st);
@@ -988,11 +1047,12 @@ static void cuda_close(gpunb *g)
             if (d->ev[q]) cudaEventDestroy(d->ev[q]);
     }
     void *hp[] = {c->stage[0].poly, c->stage[0].slot, c->stage[1].poly, c->stage[1].slot,
-                  c->h_px, c->h_pv, c->h_i, c->h_pos, c->h_irr, c->h_irro};
+                  c->h_px, c->h_pv, c->h_i, c->h_pos, c->h_irr, c->h_irro, c->h_sl};
     for (size_t m = 0; m < sizeof hp / sizeof hp[0]; m++) if (hp[m]) cudaFreeHost(hp[m]);
     free(c->h_poly);
     free(c->h_offs);
     free(c->irr_off);
+    free(c->res_mark);
     free(c->pend_pos);
     free(c->pend_idx);
     free(c->kpos);
@@ -1146,6 +1206,7 @@ static void pack_i(GpunbCuda *c, const Geom *gm, const int *idx, const double *h
     float4 *xh = (float4 *)(c->h_i + il.xh), *xl = (float4 *)(c->h_i + il.xl), *vv = (float4 *)(c->h_i + il.v);
     int *self = (int *)(c->h_i + il.self);
     dbl4 *xd = (dbl4 *)(c->h_i + il.xd);
+    int *slot = (int *)(c->h_i + il.slot);
 #pragma omp parallel for schedule(static) if (gm->ni_pad > 1024)
     for (int k = 0; k < gm->ni_pad; k++) {
         if (k < gm->ni) {
@@ -1156,12 +1217,14 @@ static void pack_i(GpunbCuda *c, const Geom *gm, const int *idx, const double *h
             vv[k] = make_float4((float)v[k][0], (float)v[k][1], (float)v[k][2], 0.f);
             self[k] = (idx[k] >= c->jbeg && idx[k] < c->jend) ? idx[k] - c->jbeg : -1;
             xd[k] = mkd4(x[k][0], x[k][1], x[k][2], 0.0);
+            slot[k] = idx[k];
         } else {   /* padding threads: computed, never stored */
             xh[k] = make_float4(0.f, 0.f, 0.f, 0.f);
             xl[k] = make_float4(0.f, 0.f, 0.f, 0.f);
             vv[k] = make_float4(0.f, 0.f, 0.f, 0.f);
             self[k] = -1;
             xd[k] = mkd4(0, 0, 0, 0);
+            slot[k] = -1;
         }
     }
 }
@@ -1232,6 +1295,27 @@ static int combine_chunk(GpunbCuda *c, int n, int i0, int nbmax, double (*a)[3],
     return over;
 }
 
+static void res_upload(GpunbCuda *c, int n, const int *idx, const int *nnb, const int *const *lists);
+
+/* Several GPUs: GPU 0 built only its groups' part of each list, so the
+ * combined lists of one chunk go up from the host (those that fit). */
+static void res_keep_combined(GpunbCuda *c, int n, const int *idx, const int *nnb, const int *list, int nbmax)
+{
+    int *kk = (int *)malloc(sizeof(int) * (size_t)n * 2);
+    const int **lp = (const int **)malloc(sizeof(int *) * (size_t)n);
+    if (!kk || !lp) { fprintf(stderr, "gpunb cuda: out of host memory\n"); exit(1); }
+    int *ki = kk, *kn = kk + n, m = 0;
+    for (int k = 0; k < n; k++) {
+        if (nnb[k] < 0) continue;
+        ki[m] = idx[k];
+        kn[m] = nnb[k];
+        lp[m++] = list + (size_t)k * nbmax;
+    }
+    res_upload(c, m, ki, kn, lp);
+    free(kk);
+    free((void *)lp);
+}
+
 static void dev_regf_fn(GpunbCuda *c, Dev *d, void *arg)
 {
     dev_regf(c, d, (const Geom *)arg, c->base.nbmax);
@@ -1257,6 +1341,7 @@ static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
         on_all_devices(c, dev_regf_fn, (void *)&gm);
         double w3 = omp_get_wtime();
         over += combine_chunk(c, n, i0, nbmax, a, jerk, nnb, list);
+        if (c->d_resn && c->ngpu > 1) res_keep_combined(c, n, idx + i0, nnb + i0, list + (size_t)i0 * nbmax, nbmax);
         double w4 = omp_get_wtime();
         c->t_pack += w2 - w1;
         c->t_dev += w3 - w2;
@@ -1268,14 +1353,15 @@ static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
 
 /* ------------------------------------------------ API: irregular force */
 
-/* Packs body k's i-record and list (j - jbeg) at its offset; 1 when the
- * list names a slot outside the j-range (then it is sent empty). */
+/* Packs body k's i-record, and for given lists its list (j - jbeg) at its
+ * offset; 1 when that list names a slot outside the j-range (then it is
+ * sent empty).  Resident lists (list NULL): the record names the slot. */
 static int irr_pack_one(const GpunbCuda *c, int k, const double x[3], const double v[3], int nnb,
-                        const int *list, IrrI *rec, int *dst)
+                        const int *list, int slot, IrrI *rec, int *dst)
 {
     const int nj = c->jend - c->jbeg;
     int bad = 0;
-    for (int q = 0; q < nnb; q++) {
+    for (int q = 0; list && q < nnb; q++) {
         const int j = list[q] - c->jbeg;
         bad |= (unsigned)j >= (unsigned)nj;
         dst[q] = bad ? 0 : j;
@@ -1285,27 +1371,87 @@ static int irr_pack_one(const GpunbCuda *c, int k, const double x[3], const doub
     rec->xh = make_float4(hx, hy, hz, 0.f);
     rec->xl = make_float4((float)(x[0] - hx), (float)(x[1] - hy), (float)(x[2] - hz), 0.f);
     rec->v = make_float4((float)v[0], (float)v[1], (float)v[2], (float)(1e-14 * x2 + 1e-20));
-    rec->off = c->irr_off[k];
+    rec->off = list ? c->irr_off[k] : slot;
     rec->nnb = bad ? 0 : nnb;
     rec->pad0 = rec->pad1 = 0;
     return bad;
 }
 
-/* The whole call on GPU 0: the i-records and lists go up in chunks of
- * IRR_CHUNK bodies, each chunk's copy and kernel queued while the host
- * packs the next; the sums come back in one pinned buffer.  Bodies with a
- * neighbour closer than r_min are summed again in double. */
-static int cuda_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3],
-                     const int *nnb, const int *const *lists, double (*a)[3], double (*jerk)[3])
+/* The resident table on GPU 0, all lists empty, at the first use. */
+static void res_alloc(GpunbCuda *c)
 {
-    GpunbCuda *c = as_cuda(g);
+    if (c->d_resn) return;
+    const int nmax = c->base.nmax;
+    dev_set(&c->dev[0]);
+    CK(cudaMalloc((void **)&c->d_res, (size_t)nmax * c->base.nbmax * sizeof(int)));
+    CK(cudaMalloc((void **)&c->d_resn, (size_t)nmax * sizeof(int)));
+    CK(cudaMemsetAsync(c->d_resn, 0, (size_t)nmax * sizeof(int), c->dev[0].st));
+    c->res_mark = (int *)malloc(sizeof(int) * (size_t)nmax);
+    if (!c->res_mark) { fprintf(stderr, "gpunb cuda: out of host memory\n"); exit(1); }
+    for (int i = 0; i < nmax; i++) c->res_mark[i] = -1;
+}
+
+/* Host lists into the resident table: slots, counts, offsets and entries
+ * packed in one pinned buffer, one copy, one scatter.  A slot named twice
+ * keeps its last list (the order of the calls' semantics; the scatter's
+ * warps run in any order, so only the last goes up).  Waited for, so the
+ * staging buffer is free again at return (calls are rare: start-up and
+ * KS events; the regular steps' lists are kept on the GPU). */
+static void res_upload(GpunbCuda *c, int n, const int *idx, const int *nnb, const int *const *lists)
+{
+    res_alloc(c);
+    if (n <= 0) return;
+    Dev *d = &c->dev[0];
+    for (int k = 0; k < n; k++) c->res_mark[idx[k]] = k;
+    long tot = 0;
+    int m = 0;
+    for (int k = 0; k < n; k++)
+        if (c->res_mark[idx[k]] == k) { m++; tot += nnb[k]; }
+    const size_t head = roundup((int)((size_t)3 * m * sizeof(int)), 256);
+    const size_t need = head + (size_t)tot * sizeof(int) + 16;
+    grow_host((void **)&c->h_sl, &c->h_sl_cap, need);
+    dev_set(d);
+    grow_dev((void **)&c->d_sl, &c->d_sl_cap, need);
+    int *hs = (int *)c->h_sl, *hc = hs + m, *ho = hs + 2 * m, *he = (int *)(c->h_sl + head);
+    long o = 0;
+    for (int k = 0, q = 0; k < n; k++) {
+        if (c->res_mark[idx[k]] != k) continue;
+        hs[q] = idx[k];
+        hc[q] = nnb[k];
+        ho[q] = (int)o;
+        memcpy(he + o, lists[k], sizeof(int) * (size_t)nnb[k]);
+        o += nnb[k];
+        q++;
+    }
+    for (int k = 0; k < n; k++) c->res_mark[idx[k]] = -1;
+    CK(cudaMemcpyAsync(c->d_sl, c->h_sl, head + (size_t)tot * sizeof(int), cudaMemcpyHostToDevice, d->st));
+    const int *ds = (const int *)c->d_sl;
+    k_res_put<<<cdiv((long)m * 32, 128), 128, 0, d->st>>>(ds, ds + m, ds + 2 * m, (const int *)(c->d_sl + head), m,
+                                                           c->base.nbmax, c->d_res, c->d_resn);
+    CKL("k_res_put");
+    CK(cudaStreamSynchronize(d->st));
+}
+
+static void cuda_set_list(gpunb *g, int n, const int *idx, const int *nnb, const int *const *lists)
+{
+    res_upload(as_cuda(g), n, idx, nnb, lists);
+}
+
+/* The whole call on GPU 0: the i-records (and given lists) go up in chunks
+ * of IRR_CHUNK bodies, each chunk's copy and kernel queued while the host
+ * packs the next; the sums come back in one pinned buffer.  Bodies with a
+ * neighbour closer than r_min are summed again in double.  Given lists:
+ * lists and nnb; resident lists: slots (lists NULL). */
+static int irrf_run(GpunbCuda *c, int ni, const double (*x)[3], const double (*v)[3], const int *nnb,
+                    const int *const *lists, const int *slots, double (*a)[3], double (*jerk)[3])
+{
     Dev *d = &c->dev[0];
     const int nj = c->jend - c->jbeg;
-    const double w0 = omp_get_wtime();
     c->irrf_calls++;
     flush_set_jp(c);
     dev_set(d);
     dev_ensure_predicted(c, d, 0, nj, 0);
+    if (!lists) res_alloc(c);
 
     if ((size_t)(ni + 1) * sizeof(int) > c->irr_off_cap) {
         free(c->irr_off);
@@ -1314,7 +1460,7 @@ static int cuda_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3
         if (!c->irr_off) { fprintf(stderr, "gpunb cuda: out of host memory\n"); exit(1); }
     }
     long tot = 0;
-    for (int k = 0; k < ni; k++) {
+    for (int k = 0; lists && k < ni; k++) {
         c->irr_off[k] = (int)tot;
         tot += nnb[k] > 0 ? nnb[k] : 0;
     }
@@ -1331,6 +1477,10 @@ static int cuda_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3
     int *hl = (int *)(c->h_irr + lbase), *dl = (int *)(d->d_irr + lbase);
     double *hout = (double *)c->h_irro, *dout = (double *)d->d_irro;
     int *hflag = (int *)(c->h_irro + fbase), *dflag = (int *)(d->d_irro + fbase);
+    IrrL L;
+    if (lists) { L.list = dl; L.resn = NULL; L.stride = 1; L.jsub = 0; }
+    else { L.list = c->d_res; L.resn = c->d_resn; L.stride = c->base.nbmax; L.jsub = c->jbeg; }
+    L.nj = nj;
 
     int first_bad = ni;
     for (int i0 = 0; i0 < ni; i0 += IRR_CHUNK) {
@@ -1338,15 +1488,21 @@ static int cuda_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3
         int fb = ni;
 #pragma omp parallel for schedule(static) reduction(min : fb) if (n > 1024)
         for (int k = i0; k < i0 + n; k++) {
-            const int m = nnb[k] > 0 ? nnb[k] : 0;
-            if (irr_pack_one(c, k, x[k], v[k], m, lists[k], &hrec[k], hl + c->irr_off[k]) && k < fb) fb = k;
+            const int m = lists && nnb[k] > 0 ? nnb[k] : 0;
+            if (irr_pack_one(c, k, x[k], v[k], m, lists ? lists[k] : NULL, slots ? slots[k] : 0, &hrec[k],
+                             lists ? hl + c->irr_off[k] : NULL) &&
+                k < fb)
+                fb = k;
         }
         if (fb < first_bad) first_bad = fb;
-        const int l0 = c->irr_off[i0], l1 = c->irr_off[i0 + n];
         CK(cudaMemcpyAsync(drec + i0, hrec + i0, (size_t)n * sizeof(IrrI), cudaMemcpyHostToDevice, d->st));
-        if (l1 > l0)
-            CK(cudaMemcpyAsync(dl + l0, hl + l0, (size_t)(l1 - l0) * sizeof(int), cudaMemcpyHostToDevice, d->st));
-        k_irrf<<<cdiv((long)n * 32, 128), 128, 0, d->st>>>(drec + i0, dl, n, d->jxh, d->jxl, d->jv,
+        if (lists) {
+            const int l0 = c->irr_off[i0], l1 = c->irr_off[i0 + n];
+            if (l1 > l0)
+                CK(cudaMemcpyAsync(dl + l0, hl + l0, (size_t)(l1 - l0) * sizeof(int), cudaMemcpyHostToDevice,
+                                   d->st));
+        }
+        k_irrf<<<cdiv((long)n * 32, 128), 128, 0, d->st>>>(drec + i0, L, n, d->jxh, d->jxl, d->jv,
                                                              dout + (size_t)i0 * 6, dflag + i0);
         CKL("k_irrf");
         CK(cudaMemcpyAsync(hout + (size_t)i0 * 6, dout + (size_t)i0 * 6, (size_t)n * 6 * sizeof(double),
@@ -1355,9 +1511,13 @@ static int cuda_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3
     }
     CK(cudaStreamSynchronize(d->st));
 
-    /* bodies with a neighbour within r_min: double sums on the GPU */
+    /* a resident list naming a slot outside the j-range: reported, force zero */
     int nf = 0;
-    for (int k = 0; k < ni; k++) nf += hflag[k] != 0;
+    for (int k = 0; k < ni; k++) {
+        if (hflag[k] & IRR_BAD && k < first_bad) first_bad = k;
+        nf += hflag[k] == IRR_NEAR;
+    }
+    /* bodies with a neighbour within r_min: double sums on the GPU */
     if (nf > 0) {
         c->irrf_double += nf;
         dev_ensure_predicted(c, d, 0, nj, 1);
@@ -1369,14 +1529,14 @@ static int cuda_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3
         int *fk = (int *)hb;
         dbl4 *fx = (dbl4 *)(hb + fx_off);
         for (int k = 0, f = 0; k < ni; k++) {
-            if (!hflag[k]) continue;
+            if (hflag[k] != IRR_NEAR) continue;
             fk[f] = k;
             fx[2 * f] = mkd4(x[k][0], x[k][1], x[k][2], 0.0);
             fx[2 * f + 1] = mkd4(v[k][0], v[k][1], v[k][2], 0.0);
             f++;
         }
         CK(cudaMemcpyAsync(db, hb, res_off, cudaMemcpyHostToDevice, d->st));
-        k_irrf_d<<<cdiv(nf, 64), 64, 0, d->st>>>((const int *)db, nf, (const dbl4 *)(db + fx_off), drec, dl,
+        k_irrf_d<<<cdiv(nf, 64), 64, 0, d->st>>>((const int *)db, nf, (const dbl4 *)(db + fx_off), drec, L,
                                                   d->jxd, d->jvd, (double *)(db + res_off), (int *)(db + fl_off));
         CKL("k_irrf_d");
         CK(cudaMemcpyAsync(hb + res_off, db + res_off, need - res_off, cudaMemcpyDeviceToHost, d->st));
@@ -1394,8 +1554,27 @@ static int cuda_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3
         const double *o = hout + (size_t)k * 6;
         for (int e = 0; e < 3; e++) { a[k][e] = o[e]; jerk[k][e] = o[3 + e]; }
     }
-    c->t_irrf += omp_get_wtime() - w0;
     return first_bad < ni ? first_bad + 1 : 0;
+}
+
+static int cuda_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3],
+                     const int *nnb, const int *const *lists, double (*a)[3], double (*jerk)[3])
+{
+    GpunbCuda *c = as_cuda(g);
+    const double w0 = omp_get_wtime();
+    const int rc = irrf_run(c, ni, x, v, nnb, lists, NULL, a, jerk);
+    c->t_irrf += omp_get_wtime() - w0;
+    return rc;
+}
+
+static int cuda_irrf_res(gpunb *g, int ni, const int *idx, const double (*x)[3], const double (*v)[3],
+                         double (*a)[3], double (*jerk)[3])
+{
+    GpunbCuda *c = as_cuda(g);
+    const double w0 = omp_get_wtime();
+    const int rc = irrf_run(c, ni, x, v, NULL, NULL, idx, a, jerk);
+    c->t_irrf += omp_get_wtime() - w0;
+    return rc;
 }
 
 /* ------------------------------------------------ API: start-up and potential */
@@ -1554,6 +1733,7 @@ static void cuda_pot(gpunb *g, int n, const double *m, const double (*x)[3], dou
 
 static const gpunb_ops cuda_ops = {
     "cuda", cuda_close, cuda_set_range, cuda_set_jp, cuda_predict, cuda_regf, cuda_fpoly, cuda_pot, cuda_irrf,
+    cuda_set_list, cuda_irrf_res,
 };
 
 extern "C" int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s)

@@ -25,12 +25,25 @@ typedef struct gpunb_ops {
     void (*pot)(gpunb *g, int n, const double *m, const double (*x)[3], double *pot);
     int (*irrf)(gpunb *g, int ni, const double (*x)[3], const double (*v)[3],
                 const int *nnb, const int *const *lists, double (*a)[3], double (*jerk)[3]);
+    /* Resident lists (gpunb.h).  A backend that keeps them itself (CUDA:
+     * on the GPU, where regf builds them) sets both and keeps regf's lists
+     * in its own regf; NULL: the front end keeps them on the host in
+     * struct gpunb and hands them to irrf (the CPU backends). */
+    void (*set_list)(gpunb *g, int n, const int *idx, const int *nnb, const int *const *lists);
+    int (*irrf_res)(gpunb *g, int ni, const int *idx, const double (*x)[3], const double (*v)[3],
+                    double (*a)[3], double (*jerk)[3]);
 } gpunb_ops;
 
 struct gpunb {
     const gpunb_ops *ops;
     int nmax, nbmax;
     int host_threads; /* threads of its own beside the caller's (0 unless set) */
+    /* the front end's resident lists (backends without set_list): nmax rows
+     * of nbmax slots and their counts, allocated at the first set_list;
+     * lp: irrf_resident's pointers into them */
+    int *res_list, *res_nnb;
+    const int **res_lp;
+    int *res_kn, res_lp_cap;
 };
 
 /* Backends.  Each returns NULL with a message in err when it cannot open. */

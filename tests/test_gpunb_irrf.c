@@ -4,8 +4,11 @@
  * pairterm.h, and predictor: bit-identical), "cpu-simd" (which delegates to
  * the reference) equal to it, one and two threads bit-identical, empty
  * lists, a list naming a body at i's own position and a slot outside the
- * j-range reported as the API says.  The CUDA backend's check against a
- * double reference is in test_gpunb_cuda.c (GPU machines only). */
+ * j-range reported as the API says.  The resident lists (gpunb_set_list,
+ * gpunb_regf's kept lists, gpunb_irrf_resident): the same sums as the
+ * lists given, an edit not sent seen as a difference, set_range leaving
+ * them, a slot outside the j-range reported.  The CUDA backend's check
+ * against a double reference is in test_gpunb_cuda.c (GPU machines only). */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -143,6 +146,138 @@ static int call(gpunb *g, const icase *c, double (*a)[3], double (*jk)[3])
     return gpunb_irrf(g, NI, C3(c->x), C3(c->v), c->nnb, c->lp, a, jk);
 }
 
+/* a[k], jk[k] equal b's for every k whose slot is not named again later in
+ * the call (a slot's resident list is its last one) */
+static int same_last(const icase *c, double (*a)[3], double (*jk)[3], double (*b)[3], double (*bj)[3])
+{
+    int same = 1;
+    for (int k = 0; k < NI; k++) {
+        int last = 1;
+        for (int q = k + 1; q < NI; q++) last &= c->idx[q] != c->idx[k];
+        if (last) same &= memcmp(a[k], b[k], sizeof a[k]) == 0 && memcmp(jk[k], bj[k], sizeof jk[k]) == 0;
+    }
+    return same;
+}
+
+static int resident(gpunb *g, const icase *c, double (*a)[3], double (*jk)[3])
+{
+    for (int k = 0; k < NI; k++) a[k][0] = jk[k][0] = NAN;   /* poison */
+    return gpunb_irrf_resident(g, NI, c->idx, C3(c->x), C3(c->v), a, jk);
+}
+
+/* The resident lists (gpunb.h): what the block step's GPU path relies on.
+ * Each check would fail if the update it names were missed. */
+static void resident_cases(gpunb *g, const bodies *B, icase *c, double t)
+{
+    static double a[NI][3], jk[NI][3], ar[NI][3], jr[NI][3];
+    /* before any set_list every list is empty */
+    int rc = resident(g, c, ar, jr), zero = 1;
+    for (int k = 0; k < NI; k++)
+        for (int e = 0; e < 3; e++) zero &= ar[k][e] == 0.0 && jr[k][e] == 0.0;
+    CHECK(rc == 0 && zero, "resident: no list set, every force zero (rc %d)", rc);
+
+    gpunb_set_list(g, NI, c->idx, c->nnb, c->lp);
+    call(g, c, a, jk);
+    rc = resident(g, c, ar, jr);
+    CHECK(rc == 0 && same_last(c, a, jk, ar, jr),
+          "resident: set_list then irrf_resident equals gpunb_irrf over the same lists, bit for bit");
+
+    /* an edit not sent is seen; sent, it is taken */
+    int k0 = -1;   /* a body with a few neighbours whose slot is named once */
+    for (int k = 0; k < NI && k0 < 0; k++) {
+        int once = c->nnb[k] >= 4;
+        for (int q = 0; q < NI; q++) once &= q == k || c->idx[q] != c->idx[k];
+        if (once) k0 = k;
+    }
+    if (k0 < 0) { CHECK(0, "resident: a body named once"); return; }
+    c->nnb[k0] -= 2;   /* drop the last two neighbours */
+    call(g, c, a, jk);
+    resident(g, c, ar, jr);
+    CHECK(memcmp(a[k0], ar[k0], sizeof a[k0]) != 0, "resident: a list edited but not sent gives another force");
+    gpunb_set_list(g, 1, &c->idx[k0], &c->nnb[k0], &c->lp[k0]);
+    resident(g, c, ar, jr);
+    CHECK(memcmp(a[k0], ar[k0], sizeof a[k0]) == 0 && memcmp(jk[k0], jr[k0], sizeof jk[k0]) == 0,
+          "resident: the edited list sent, the forces equal again");
+
+    /* gpunb_regf keeps each list it returns */
+    enum { NR = 64 };
+    int ridx[NR], rnnb[NR];
+    static int rl[NR * NBMAX];
+    double h2[NR], dtr[NR], rx[NR][3], rv[NR][3], fa[NR][3], fj[NR][3];
+    for (int q = 0; q < NR; q++) {
+        int i = JBEG + 37 * q;
+        ridx[q] = i;
+        h2[q] = (q % 8 == 7 ? 0.4 : 0.05) * NJ;   /* ~50 neighbours; every eighth list overflows NBMAX */
+        dtr[q] = 0.0;
+        memcpy(rx[q], B->xp[i], sizeof rx[q]);
+        memcpy(rv[q], B->vp[i], sizeof rv[q]);
+    }
+    static double ra[NR][3], rj[NR][3], ra0[NR][3], rj0[NR][3];
+    const int *rlp[NR];
+    int rkn[NR];
+    /* before: the regf bodies' resident lists, as last set (their lists from the icase or none) */
+    gpunb_irrf_resident(g, NR, ridx, C3(rx), C3(rv), ra0, rj0);
+    int over = gpunb_regf(g, NR, ridx, h2, dtr, C3(rx), C3(rv), fa, fj, rnnb, rl);
+    int nover = 0, nkept = 0;
+    for (int q = 0; q < NR; q++) {
+        nover += rnnb[q] < 0;
+        nkept += rnnb[q] > 0;
+        rlp[q] = rl + (size_t)q * NBMAX;
+        rkn[q] = rnnb[q] < 0 ? 0 : rnnb[q];
+    }
+    gpunb_irrf(g, NR, C3(rx), C3(rv), rkn, rlp, ra, rj);
+    static double ar2[NR][3], jr2[NR][3];
+    gpunb_irrf_resident(g, NR, ridx, C3(rx), C3(rv), ar2, jr2);
+    int kept = 1, stayed = 1;
+    for (int q = 0; q < NR; q++) {
+        if (rnnb[q] >= 0)
+            kept &= memcmp(ra[q], ar2[q], sizeof ra[q]) == 0 && memcmp(rj[q], jr2[q], sizeof rj[q]) == 0;
+        else
+            stayed &= memcmp(ra0[q], ar2[q], sizeof ra0[q]) == 0;
+    }
+    CHECK(over == nover && nover > 0 && nkept > 0 && kept,
+          "resident: gpunb_regf's %d whole lists kept (irrf_resident equals gpunb_irrf over them)", NR - nover);
+    CHECK(stayed, "resident: the %d overflowed bodies keep their earlier lists", nover);
+
+    /* set_range leaves them (slots, not j positions) */
+    gpunb_set_range(g, 0, B->n);
+    gpunb_set_range(g, JBEG, B->n);
+    gpunb_predict(g, t);
+    gpunb_irrf_resident(g, NR, ridx, C3(rx), C3(rv), ar2, jr2);
+    int same = 1;
+    for (int q = 0; q < NR; q++)
+        if (rnnb[q] >= 0) same &= memcmp(ra[q], ar2[q], sizeof ra[q]) == 0;
+    CHECK(same, "resident: after set_range changes and back, the same forces");
+
+    /* a resident list naming a slot below jbeg is reported, its force zero */
+    int bad[3] = {0, JBEG + 1, JBEG + 2}, nbad = 3, kb = 5;
+    const int *bp = bad;
+    gpunb_set_list(g, 1, &ridx[kb], &nbad, &bp);
+    rc = gpunb_irrf_resident(g, NR, ridx, C3(rx), C3(rv), ar2, jr2);
+    int first = kb;
+    for (int q = 0; q < kb; q++)
+        if (ridx[q] == ridx[kb]) first = q;
+    CHECK(rc == first + 1 && ar2[kb][0] == 0.0 && jr2[kb][0] == 0.0,
+          "resident: a slot outside the j-range reported (%d, want %d), its force zero", rc, first + 1);
+
+    /* cpu-simd keeps them the same way */
+    char err[256], notice[256];
+    gpunb_config cpu_cfg = {GPUNB_CPU, 0, 0};
+    gpunb *gs = gpunb_open(B->n, NBMAX, &cpu_cfg, notice, sizeof notice, err, sizeof err);
+    if (gs && strcmp(gpunb_backend(gs), "cpu-simd") == 0) {
+        send(gs, B, t);
+        gpunb_set_list(gs, NI, c->idx, c->nnb, c->lp);
+        gpunb_set_list(g, NI, c->idx, c->nnb, c->lp);
+        resident(g, c, a, jk);
+        rc = resident(gs, c, ar, jr);
+        CHECK(rc == 0 && memcmp(a, ar, sizeof a) == 0 && memcmp(jk, jr, sizeof jk) == 0,
+              "resident: cpu-simd the same as cpu-ref");
+    } else {
+        SKIP("resident cpu-simd: not available here (%s)", gs ? gpunb_backend(gs) : err);
+    }
+    if (gs) gpunb_close(gs);
+}
+
 int main(void)
 {
     uint64_t seed = check_seed();
@@ -210,6 +345,7 @@ int main(void)
     /* body 40 lists a j-body at its own position; body 50 a slot below jbeg */
     int k1 = 40, k2 = 50, jc = c.lists[k1][0];
     memcpy(c.x[k1], B.xp[jc], sizeof c.x[k1]);
+    const int jk2 = c.lists[k2][0];
     c.lists[k2][0] = 0;
     rc = call(g, &c, a2, j2);
     int others = 1;
@@ -221,7 +357,9 @@ int main(void)
     memcpy(c.x[k1], B.xp[c.idx[k1]], sizeof c.x[k1]);
     rc = call(g, &c, a2, j2);
     CHECK(rc == k2 + 1 && a2[k2][0] == 0.0, "a slot outside the j-range reported (%d, want %d)", rc, k2 + 1);
+    c.lists[k2][0] = jk2;
 
+    resident_cases(g, &B, &c, t);
     gpunb_close(g);
     return check_done();
 }
