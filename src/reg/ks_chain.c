@@ -209,9 +209,10 @@ static void two_body(double M, const double dx[3], const double dv[3], double *a
  * within 5 apocentre sizes (both pairs' for a pair intruder); and the
  * encounter strong: the pair's relative perturbation above 0.05 (NBODY6),
  * the intruder's tidal gamma at the pair's apocentre above CHAIN_GAMMA, or a
- * pair intruder within 4 apocentre sizes (a pair perturbs a KS pair only as
- * a point, so binary-binary encounters must not wait for gamma).  Returns
- * the intruder's slot or -1. */
+ * pair intruder within 4 apocentre sizes (binary-binary encounters must
+ * not wait for gamma: KS + Hermite, with each pair resolved in the other's
+ * perturbation, kept the scripted one of test_ks_chain to 2.8e-5, the chain
+ * to 2.4e-7).  Returns the intruder's slot or -1. */
 #define CHAIN_GAMMA 0.01
 static double pair_apocentre(const ks_orbit *o)
 {
