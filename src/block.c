@@ -414,15 +414,14 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     s->block_forces = 1; /* the KS corrections must see the predicted state too */
     ph[PH_PRED] = prof_lap(&w);
     const int ks_corr = ks_needs_correction(s);
-    if (gpu_irr || ks_corr) { /* the old lists, for the GPU and for KS */
+    if (ks_corr) { /* the old lists, for KS (the GPU holds its own: gpunb_lists_kept) */
 #pragma omp parallel for schedule(static) if (par_worth(b->nact, 4096))
         for (int k = 0; k < b->nact; k++) {
             b->lp[k] = sim_list(s, b->act[k]);
             b->nnb0[k] = s->nnb[b->act[k]];
         }
     }
-    int rc = gpu_irr ? irregular_force_gpu(s, b->nact, b->act, b->lp, b->nnb0, b->xg, b->vg, b->ai, b->ji,
-                                           err, errlen)
+    int rc = gpu_irr ? irregular_force_gpu(s, b->nact, b->act, b->xg, b->vg, b->ai, b->ji, err, errlen)
                      : irregular_force(s, b->nact, b->act, b->ai, b->ji, err, errlen);
     if (rc == 0 && ks_corr) /* KS: components of perturbed pairs, old lists */
         ks_irr_correct(s, b->nact, b->act, b->lp, b->nnb0, b->ai, b->ji);
@@ -442,7 +441,8 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
         regular_force(s, b->nreg, ri, b->ar, b->jr, b->nnbn, b->lists, b->ovf);
         ph[PH_REGF] = prof_lap(&w);
         s->cnt.blocks_regular++;
-        /* distinct rows of the library's list table: in parallel for many */
+        /* distinct rows of the library's list table: in parallel for many
+         * (GPUNB keeps the lists gpunb_regf returned: nothing to send) */
 #pragma omp parallel for schedule(static) if (par_worth(b->nreg, 1024))
         for (int q = 0; q < b->nreg; q++) {
             gpuirr_set_list(s->irr, ri[q], b->nnbn[q], b->lists + (size_t)q * s->nbmax);
@@ -454,10 +454,10 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
          * already (the regular force) and have not been sent the members'
          * corrections yet, so they are the same predicted state */
         const int gpu_irr2 = irr_on_gpu(s, b->nreg);
-        if (gpu_irr2 || ks_corr)
+        if (ks_corr)
             for (int q = 0; q < b->nreg; q++) b->lp[q] = b->lists + (size_t)q * s->nbmax;
         if (gpu_irr2) {
-            rc = irregular_force_gpu(s, b->nreg, ri, b->lp, b->nnbn, b->xg, b->vg, b->ai2, b->ji2, err, errlen);
+            rc = irregular_force_gpu(s, b->nreg, ri, b->xg, b->vg, b->ai2, b->ji2, err, errlen);
         } else {
             gpuirr_pred_act(s->irr, b->nreg, ri, t);
             rc = irregular_force(s, b->nreg, ri, b->ai2, b->ji2, err, errlen);

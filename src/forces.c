@@ -159,25 +159,54 @@ int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *er
  * docs/BENCHMARKS.md for its measurement). */
 #define IRR_GPU_MIN_DEFAULT 32768
 
+static void irr_gpu_decide(sim *s)
+{
+    if (s->irr_gpu_min != 0) return;
+    const char *e = getenv("NBODY6C_IRR_GPU_MIN"), *any = getenv("NBODY6C_IRR_GPU_ANY");
+    int v = e && *e ? atoi(e) : IRR_GPU_MIN_DEFAULT;
+    int ok = strcmp(gpunb_backend(s->nb), "cuda") == 0 || (any && atoi(any) == 1);
+    s->irr_gpu_min = v > 0 && ok ? v : INT_MAX;
+}
+
 int irr_on_gpu(sim *s, int ni)
 {
-    if (s->irr_gpu_min == 0) {
-        const char *e = getenv("NBODY6C_IRR_GPU_MIN");
-        int v = e && *e ? atoi(e) : IRR_GPU_MIN_DEFAULT;
-        s->irr_gpu_min = v > 0 && strcmp(gpunb_backend(s->nb), "cuda") == 0 ? v : INT_MAX;
-    }
+    irr_gpu_decide(s);
     return ni >= s->irr_gpu_min;
 }
 
-int irregular_force_gpu(sim *s, int ni, const int *ilist, const int *const *lp, const int *nnb,
-                        vec3 *xs, vec3 *vs, vec3 *a, vec3 *j, char *err, size_t errlen)
+int gpunb_lists_kept(sim *s)
+{
+    irr_gpu_decide(s);
+    return s->irr_gpu_min != INT_MAX;
+}
+
+void gpunb_lists_send(sim *s, int n, const int *idx)
+{
+    if (n <= 0 || !gpunb_lists_kept(s)) return;
+    const int **lp = malloc(sizeof(int *) * n);
+    int *nnb = malloc(sizeof(int) * n);
+    if (!lp || !nnb) {
+        fprintf(stderr, "nbody6c: out of memory sending the neighbour lists\n");
+        exit(1);
+    }
+    for (int k = 0; k < n; k++) {
+        lp[k] = sim_list(s, idx[k]);
+        nnb[k] = s->nnb[idx[k]];
+    }
+    gpunb_set_list(s->nb, n, idx, nnb, lp);
+    free((void *)lp);
+    free(nnb);
+}
+
+int irregular_force_gpu(sim *s, int ni, const int *ilist, vec3 *xs, vec3 *vs, vec3 *a, vec3 *j, char *err,
+                        size_t errlen)
 {
 #pragma omp parallel for schedule(static) if (par_worth(ni, 4096))
     for (int k = 0; k < ni; k++) {
         memcpy(xs[k], s->x[ilist[k]], sizeof(vec3));
         memcpy(vs[k], s->v[ilist[k]], sizeof(vec3));
     }
-    if (gpunb_irrf(s->nb, ni, (const double(*)[3])xs, (const double(*)[3])vs, nnb, lp, a, j) != 0) {
+    if (gpunb_irrf_resident(s->nb, ni, ilist, (const double(*)[3])xs, (const double(*)[3])vs, a, j) != 0) {
         /* rare: GPUIRR (predicted for these bodies first) sums them again
          * and names a coincident pair */
         gpuirr_pred_act(s->irr, ni, ilist, s->time);

@@ -12,17 +12,31 @@ int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *er
 /* 1 when a block step's irregular force of ni bodies goes to the GPU
  * (irregular_force_gpu): the regular-force backend is "cuda" and ni is at
  * least the switch point (NBODY6C_IRR_GPU_MIN, default IRR_GPU_MIN_DEFAULT
- * in forces.c, measured; 0 or less turns the GPU path off). */
+ * in forces.c, measured; 0 or less turns the GPU path off).
+ * NBODY6C_IRR_GPU_ANY=1 takes the path on any GPUNB backend: the CPU
+ * backends keep the same resident lists, so CPU-only tests check the
+ * bookkeeping (a run that way is bit-identical to one with GPUIRR's scalar
+ * backend when GPUNB is cpu-ref). */
 int irr_on_gpu(sim *s, int ni);
 
+/* 1 when GPUNB must hold every body's list (gpunb_set_list, gpunb.h's
+ * resident lists): whenever some block may take the GPU path. */
+int gpunb_lists_kept(sim *s);
+
+/* The host lists of the n slots idx to GPUNB's resident lists (when kept):
+ * after every list a caller edits or renames outside a regular step (KS
+ * events, start-up, restart), as gpuirr_set_list. */
+void gpunb_lists_send(sim *s, int n, const int *idx);
+
 /* The same force as irregular_force, for a block step (s->block_forces set,
- * t = s->time), summed on the GPU by gpunb_irrf from GPUNB's predicted
- * j-state (after gpunb_predict(t)) over the lists lp[k] (nnb[k] entries:
- * the lists GPUIRR holds for those bodies), at the bodies' predicted x, v.
- * xs, vs: scratch of ni entries.  A coincident pair (or a list entry the
- * GPU does not hold) sends the call to GPUIRR, which names it. */
-int irregular_force_gpu(sim *s, int ni, const int *ilist, const int *const *lp, const int *nnb,
-                        vec3 *xs, vec3 *vs, vec3 *a, vec3 *j, char *err, size_t errlen);
+ * t = s->time), summed on the GPU by gpunb_irrf_resident from GPUNB's
+ * predicted j-state (after gpunb_predict(t)) over the lists GPUNB holds for
+ * those slots (the same as GPUIRR's: both get every list), at the bodies'
+ * predicted x, v.  xs, vs: scratch of ni entries.  A coincident pair (or a
+ * list entry outside the j-range) sends the call to GPUIRR, which names
+ * it. */
+int irregular_force_gpu(sim *s, int ni, const int *ilist, vec3 *xs, vec3 *vs, vec3 *a, vec3 *j, char *err,
+                        size_t errlen);
 
 /* Regular force, jerk and new lists for ni bodies at their predicted x, v;
  * radii of overflowed lists shrink by 0.9 until every list fits

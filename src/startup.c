@@ -21,7 +21,10 @@ static double dot3(const double a[3], const double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-/* Sends every body's current polynomial (t0, x0, v0, a, j) to both libraries. */
+/* Sends every body's current polynomial (t0, x0, v0, a, j) to both
+ * libraries, and every list to GPUNB when it keeps them (gpunb_lists_kept;
+ * GPUIRR's lists are sent by the callers, as before): start-up, restart and
+ * escaper removal, the points where every slot may have changed. */
 void startup_send_all(sim *s)
 {
     int nb = s->ntot - s->ifirst;
@@ -31,6 +34,7 @@ void startup_send_all(sim *s)
     gpunb_set_jp(s->nb, nb, idx, s->t0 + s->ifirst, (const double(*)[3])(s->x0 + s->ifirst),
                  (const double(*)[3])(s->v0 + s->ifirst), (const double(*)[3])(s->a + s->ifirst),
                  (const double(*)[3])(s->j + s->ifirst), s->m + s->ifirst);
+    gpunb_lists_send(s, nb, idx);
     for (int i = s->ifirst; i < s->ntot; i++)
         gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
     free(idx);

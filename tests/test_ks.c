@@ -566,6 +566,57 @@ static void test_deck_4k(void)
     run_end(s);
 }
 
+/* ---- GPUNB's resident lists through KS events ---------------------------- */
+
+/* The planted-binary run to t = 3 (KS formations and terminations: slots
+ * swapped, lists relabelled and edited), once as the CPU runs go and once
+ * with every block's irregular force through GPUNB's resident lists
+ * (NBODY6C_IRR_GPU_ANY, forces.h: the GPU path of big blocks, here on the
+ * cpu-ref backend, which sums as GPUIRR's scalar backend does).  A list
+ * change that GPUNB missed (a regular step, a KS event, the start) gives
+ * another force and so another run: the two must agree bit for bit. */
+static sim *resident_run(int gpu_path, char *err, size_t errlen)
+{
+    run_options o = quiet_cpu_options();   /* GPUNB cpu-ref, GPUIRR scalar */
+    if (gpu_path) {
+        setenv("NBODY6C_IRR_GPU_ANY", "1", 1);
+        setenv("NBODY6C_IRR_GPU_MIN", "1", 1);
+    }
+    diag d0;
+    sim *s = start_deck_run("input/plummer-eq-1024-t2.deck", &o, 1, NULL, &d0, err, errlen);
+    if (s && run_advance(s, 3.0, err, errlen)) {
+        run_end(s);
+        s = NULL;
+    }
+    unsetenv("NBODY6C_IRR_GPU_ANY");
+    unsetenv("NBODY6C_IRR_GPU_MIN");
+    return s;
+}
+
+static void test_resident_lists(void)
+{
+    char err[1024];
+    sim *a = resident_run(0, err, sizeof err);
+    if (!a) printf("# %s\n", err);
+    sim *b = resident_run(1, err, sizeof err);
+    if (!b) printf("# %s\n", err);
+    CHECK(a && b, "the planted-binary run to t = 3 with GPUIRR and with GPUNB's resident lists");
+    if (a && b) {
+        size_t nb = sizeof(vec3) * a->ntot;
+        int same = a->ntot == b->ntot && a->npairs == b->npairs && !memcmp(a->x0, b->x0, nb) &&
+                   !memcmp(a->v0, b->v0, nb) && a->cnt.steps_irr == b->cnt.steps_irr &&
+                   a->cnt.steps_reg == b->cnt.steps_reg && a->ks->formed == b->ks->formed &&
+                   a->ks->terminated == b->ks->terminated;
+        CHECK(a->ks->formed >= 1 && a->ks->terminated >= 1,
+              "KS events on the way (%lld formed, %lld terminated)", (long long)a->ks->formed,
+              (long long)a->ks->terminated);
+        CHECK(same, "resident lists: bit-identical bodies, step and KS counts (%lld / %lld irregular steps)",
+              (long long)a->cnt.steps_irr, (long long)b->cnt.steps_irr);
+    }
+    run_end(a);
+    run_end(b);
+}
+
 int main(void)
 {
     rng st;
@@ -575,6 +626,7 @@ int main(void)
     test_perturbed(&st);
     test_encounter();
     test_planted_binary();
+    test_resident_lists();
     test_deck_4k();
     return check_done();
 }
