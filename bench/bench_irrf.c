@@ -3,9 +3,11 @@
  *   CPU: gpuirr_pred_act (the members and their neighbours) + gpuirr_firr;
  *   GPU: gather of the members' x, v + gpunb_predict + gpunb_irrf (CUDA
  *        backend; prediction of every j-body on the GPU, lists uploaded);
- * for blocks of 256 to N members, median of 7, and the ratio.  The
- * switch point of src/forces.c (IRR_GPU_MIN_DEFAULT) is where the ratio
- * passes 1.
+ *   res: the same with gpunb_irrf_resident (the lists held on the GPU, as
+ *        the block step now does);
+ * for blocks of 256 to N members, median of 7, and the ratio CPU / res.
+ * The switch point of src/forces.c (IRR_GPU_MIN_DEFAULT) is where that
+ * ratio passes 1.
  *
  * Set-up as bench_gpuirr.c: N bodies in a unit ball, lists of 50 to 100
  * random neighbours (uniform in N: slot order is unrelated to position in
@@ -103,9 +105,18 @@ int main(int argc, char **argv)
                  (const double(*)[3])j, m);
     printf("# bench_irrf N=%d, %d threads, GPUIRR %s, GPUNB %s; ms per block (median of %d)\n", n,
            omp_get_max_threads(), gpuirr_backend(ir), gpunb_backend(g), REPS);
-    printf("%8s %10s %10s %10s %8s\n", "members", "pairs", "cpu_ms", "gpu_ms", "cpu/gpu");
+    {   /* every list resident on the GPU */
+        for (int i = 0; i < n; i++) lp[i] = list + (size_t)i * NBMAX;
+        gpunb_set_list(g, n, idx, nnb, lp);
+    }
+    printf("%8s %10s %10s %10s %10s %8s\n", "members", "pairs", "cpu_ms", "gpu_ms", "res_ms", "cpu/res");
     double tnow = 0.0;
-    for (int ni = 256; ni <= n; ni *= 2) {
+    /* finer between 4k and 64k members, where the switch lies */
+    static const int sizes[] = {256, 1024, 2048, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152, 65536,
+                                98304, 131072, 196608, 262144, 524288, 1048576};
+    const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
+    for (int si = 0; si < nsizes && (si == 0 || sizes[si - 1] < n); si++) {
+        const int ni = sizes[si] < n ? sizes[si] : n;
         /* a random block, ascending */
         memset(seen, 0, (size_t)n);
         if (ni >= n) for (int k = 0; k < n; k++) ilist[k] = k;
@@ -121,7 +132,7 @@ int main(int argc, char **argv)
             lp[k] = list + (size_t)ilist[k] * NBMAX;
             pairs += nb_i[k];
         }
-        double tc[REPS], tg[REPS];
+        double tc[REPS], tg[REPS], tr[REPS];
         for (int r = 0; r < REPS; r++) {
             tnow += 1e-6;
             double w0 = omp_get_wtime();
@@ -143,12 +154,26 @@ int main(int argc, char **argv)
             gpunb_predict(g, tnow);
             gpunb_irrf(g, ni, (const double(*)[3])xi, (const double(*)[3])vi, nb_i, lp, fa, fj);
             tg[r] = omp_get_wtime() - w0;
+            tnow += 1e-6;
+            w0 = omp_get_wtime();
+#pragma omp parallel for schedule(static) if (ni >= 4096)
+            for (int k = 0; k < ni; k++) {
+                double s = tnow - t0[ilist[k]];
+                int i = ilist[k];
+                for (int e = 0; e < 3; e++) {
+                    xi[k][e] = x[i][e] + s * (v[i][e] + s * (a[i][e] / 2 + s * j[i][e] / 6));
+                    vi[k][e] = v[i][e] + s * (a[i][e] + s * j[i][e] / 2);
+                }
+            }
+            gpunb_predict(g, tnow);
+            gpunb_irrf_resident(g, ni, ilist, (const double(*)[3])xi, (const double(*)[3])vi, fa, fj);
+            tr[r] = omp_get_wtime() - w0;
         }
         qsort(tc, REPS, sizeof(double), cmp_dbl);
         qsort(tg, REPS, sizeof(double), cmp_dbl);
-        printf("%8d %10ld %10.3f %10.3f %8.2f\n", ni, pairs, 1e3 * tc[REPS / 2], 1e3 * tg[REPS / 2],
-               tc[REPS / 2] / tg[REPS / 2]);
-        if (ni < n && ni * 2 > n) ni = n / 2;   /* end with the whole of N */
+        qsort(tr, REPS, sizeof(double), cmp_dbl);
+        printf("%8d %10ld %10.3f %10.3f %10.3f %8.2f\n", ni, pairs, 1e3 * tc[REPS / 2], 1e3 * tg[REPS / 2],
+               1e3 * tr[REPS / 2], tc[REPS / 2] / tr[REPS / 2]);
     }
     gpuirr_close(ir);
     gpunb_close(g);

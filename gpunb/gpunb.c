@@ -137,7 +137,7 @@ void gpunb_set_list(gpunb *g, int n, const int *idx, const int *nnb, const int *
             exit(1);
         }
     if (g->ops->set_list) {
-        if (n > 0) g->ops->set_list(g, n, idx, nnb, lists);
+        g->ops->set_list(g, n, idx, nnb, lists);   /* n = 0 too: the lists exist from now on */
         return;
     }
     res_alloc(g);

@@ -701,6 +701,13 @@ static void irrf_cases(gpunb *g, uint64_t *seed)
                   k1 + 1);
             CHECK(s1.irrf_double > s0.irrf_double && ea <= 1e-12 && ej <= 1e-12,
                   "irrf: a neighbour at 3e-11 summed in double (error %.1e, %.1e)", ea, ej);
+            /* the same through the resident lists (k_irrf_d reads them too) */
+            double (*a3)[3] = malloc(sizeof *a3 * ni), (*j3)[3] = malloc(sizeof *j3 * ni);
+            gpunb_set_list(g, ni, c.idx, nn, (const int *const *)lp);
+            int rc3 = gpunb_irrf_resident(g, ni, c.idx, C3(c.x), C3(c.v), a3, j3);
+            CHECK(rc3 == rc && !memcmp(a2, a3, sizeof *a2 * ni) && !memcmp(j2, j3, sizeof *j2 * ni),
+                  "irrf_resident: the near pair and the r = 0 body as with the lists given (%d, %d)", rc3, rc);
+            free(a3); free(j3);
             int keep = lp[k1][0];
             c.list[(size_t)k1 * NBMAX] = 0;   /* slot 0 < JBEG: not a j-body */
             rc = gpunb_irrf(g, ni, C3(c.x), C3(c.v), nn, (const int *const *)lp, a2, j2);
@@ -713,6 +720,94 @@ static void irrf_cases(gpunb *g, uint64_t *seed)
         free_bodies(&B);
     }
     if (g2) gpunb_close(g2);
+}
+
+/* ---- resident lists (gpunb.h): regf's lists kept on the GPU, set_list's
+ * uploads, irrf_resident the same sums as gpunb_irrf over the same lists */
+static void resident_case(gpunb *g, const char *tag, uint64_t *seed)
+{
+    bodies B = make_bodies(65536, 1, seed);
+    const double t = 0.5;
+    for (int i = 0; i < B.n; i++) B.t0[i] = t - urand(seed) / 64;
+    predict_all(&B, t);
+    send_all(g, &B, t);
+    gpunb_set_list(g, 0, NULL, NULL, NULL);   /* lists on, every one empty */
+    icase c = make_icase(&B, 20000, seed, 1);
+    run_regf(g, &c);                          /* keeps each whole list */
+    const int ni = c.ni;
+    const int **lp = malloc(sizeof(int *) * (ni + 1));
+    int *nn = malloc(sizeof(int) * (ni + 1)), *idx2 = malloc(sizeof(int) * (ni + 1));
+    double (*a)[3] = malloc(sizeof *a * ni), (*jk)[3] = malloc(sizeof *jk * ni);
+    double (*a2)[3] = malloc(sizeof *a2 * ni), (*j2)[3] = malloc(sizeof *j2 * ni);
+    int nover = 0;
+    for (int k = 0; k < ni; k++) {
+        nover += c.nnb[k] < 0;
+        nn[k] = c.nnb[k] < 0 ? 0 : c.nnb[k];   /* an overflowed body keeps its (empty) list */
+        lp[k] = c.list + (size_t)k * NBMAX;
+    }
+    double w0 = omp_get_wtime();
+    int rc = gpunb_irrf(g, ni, C3(c.x), C3(c.v), nn, (const int *const *)lp, a, jk);
+    double w1 = omp_get_wtime();
+    for (int k = 0; k < ni; k++) a2[k][0] = j2[k][0] = NAN;
+    int rc2 = gpunb_irrf_resident(g, ni, c.idx, C3(c.x), C3(c.v), a2, j2);
+    double w2 = omp_get_wtime();
+    printf("# resident %s: %d bodies (%d overflowed), lists given %.3f ms, resident %.3f ms\n", tag, ni, nover,
+           1e3 * (w1 - w0), 1e3 * (w2 - w1));
+    CHECK(rc == 0 && rc2 == 0 && !memcmp(a, a2, sizeof *a * ni) && !memcmp(jk, j2, sizeof *jk * ni),
+          "resident %s: gpunb_regf's lists kept, irrf_resident equals gpunb_irrf bit for bit", tag);
+
+    /* set_list: every list without its first entry; body 5's slot named
+     * again at the end with its whole list (the last one wins) */
+    for (int k = 0; k < ni; k++) {
+        idx2[k] = c.idx[k];
+        if (nn[k] > 0) { lp[k]++; nn[k]--; }
+    }
+    idx2[ni] = c.idx[5];
+    lp[ni] = c.list + (size_t)5 * NBMAX;
+    nn[ni] = c.nnb[5] < 0 ? 0 : c.nnb[5];
+    gpunb_set_list(g, ni + 1, idx2, nn, (const int *const *)lp);
+    lp[5] = lp[ni];
+    nn[5] = nn[ni];
+    rc = gpunb_irrf(g, ni, C3(c.x), C3(c.v), nn, (const int *const *)lp, a, jk);
+    rc2 = gpunb_irrf_resident(g, ni, c.idx, C3(c.x), C3(c.v), a2, j2);
+    CHECK(rc == 0 && rc2 == 0 && !memcmp(a, a2, sizeof *a * ni) && !memcmp(jk, j2, sizeof *jk * ni),
+          "resident %s: set_list's lists (a slot named twice: the last) taken, bit for bit", tag);
+
+    /* a resident list naming a slot outside the j-range */
+    int bad[2] = {0, lp[7][0]}, nbad = 2;
+    const int *bp = bad;
+    gpunb_set_list(g, 1, &c.idx[7], &nbad, &bp);
+    rc2 = gpunb_irrf_resident(g, ni, c.idx, C3(c.x), C3(c.v), a2, j2);
+    int others = 1;
+    for (int k = 0; k < ni; k++)
+        if (k != 7) others &= !memcmp(a[k], a2[k], sizeof a[k]);
+    CHECK(rc2 == 8 && a2[7][0] == 0.0 && j2[7][0] == 0.0 && others,
+          "resident %s: a slot outside the j-range reported on the GPU (%d, want 8), its force zero, the others kept",
+          tag, rc2);
+    free(lp); free(nn); free(idx2); free(a); free(jk); free(a2); free(j2);
+    free_icase(&c);
+    free_bodies(&B);
+}
+
+static void resident_cases(uint64_t *seed)
+{
+    char err[256];
+    gpunb *g1 = open_cuda(1, 0, 262144 + JBEG, err, sizeof err);
+    if (g1) {
+        resident_case(g1, "1 GPU", seed);
+        gpunb_close(g1);
+    }
+    gpunb *g2 = open_cuda(2, 0, 262144 + JBEG, err, sizeof err);
+#ifdef HAVE_CUDA
+    gpunb_cuda_stats st;
+    if (g2 && gpunb_cuda_get_stats(g2, &st) && st.ngpu < 2) { gpunb_close(g2); g2 = NULL; }
+#endif
+    if (g2) {
+        resident_case(g2, "2 GPUs", seed);   /* regf's lists combined on the host, then kept */
+        gpunb_close(g2);
+    } else {
+        SKIP("resident lists on 2 GPUs: fewer here");
+    }
 }
 
 static void fp64_case(uint64_t *seed)
@@ -808,6 +903,7 @@ int main(void)
     if (gs) gpunb_close(gs);
     cpu_backend_case(g, &seed);
     irrf_cases(g, &seed);
+    resident_cases(&seed);
     fp64_case(&seed);
     multi_gpu_case(&seed);
     printf("# boundary pairs: %ld of %ld neighbour pairs (%.1e)\n", total_diff, total_pairs,
