@@ -533,6 +533,16 @@ int ks_chain_end_escaper(sim *s, double t, char *err, size_t errlen)
 
 /* ---- absorption ------------------------------------------------------------ */
 
+/* Absorption's reach: 3 RMIN, RMIN scaled by the mass of the chain's
+ * dominant pair (absorb_candidate explains the cap). */
+static double absorb_reach(const sim *s)
+{
+    const chain *c = &s->ks->ch.c;
+    chain_pair_info dom;
+    chain_dominant_pair(c, &dom);
+    return 3.0 * ks_rmin_of_mass(s, c->m[dom.i] + c->m[dom.j]);
+}
+
 /* The perturber that should join the chain now (chmod.f's absorption, as
  * NBODY6 does with KZ(30) > 2): approaching, within 3 RMIN of the chain's
  * c.m. (RMIN scaled by the mass of the chain's dominant pair, as in the
@@ -555,9 +565,7 @@ static int absorb_candidate(const sim *s, double t)
 {
     const ks_chain *ch = &s->ks->ch;
     double rsum = chain_rsum(&ch->c), M = ch->c.mtot, xc[3], vc[3];
-    chain_pair_info dom;
-    chain_dominant_pair(&ch->c, &dom);
-    double reach = 3.0 * ks_rmin_of_mass(s, ch->c.m[dom.i] + ch->c.m[dom.j]);
+    double reach = absorb_reach(s);
     ks_predict_slot(s, ch->icm, t, xc, vc);
     int best = -1;
     double bestg = 0.0;
@@ -685,13 +693,40 @@ static int stable_triple(const chain *c, const chain_pair_info *in, int k)
     return a1 * (1.0 - e1) / in->a > rp;
 }
 
+/* A perturber of tidal gamma above 0.2, approaching and inside the
+ * absorption reach, that could not be absorbed (no room, a hyperbolic or a
+ * merged pair): the chain must end before it arrives.  One farther out, or
+ * receding, acts on the members as an external force until it is absorbed
+ * or gone, as in NBODY6 (chmod.f flags nothing else).  Ending the chain for
+ * any perturber of gamma > 0.2, once the reach was capped at 3 RMIN, made a
+ * chain start and end at the same block time over and over while a bound
+ * pair at gamma 1.9 and 2.2 RMIN approached it, until the steps fell below
+ * the time resolution (cc-plummer-2048, NRAND 31415, t = 618.17; NRAND
+ * 12345, t = 653.75). */
+static int unabsorbable_strong_perturber(const sim *s, double t)
+{
+    const ks_chain *ch = &s->ks->ch;
+    double rsum = chain_rsum(&ch->c), M = ch->c.mtot, reach = absorb_reach(s), xc[3], vc[3];
+    ks_predict_slot(s, ch->icm, t, xc, vc);
+    for (int q = 0; q < ch->np; q++) {
+        int p = ch->plist[q];
+        double xp[3], vp[3];
+        ks_predict_slot(s, p, t, xp, vp);
+        double d[3] = {xp[0] - xc[0], xp[1] - xc[1], xp[2] - xc[2]};
+        double w[3] = {vp[0] - vc[0], vp[1] - vc[1], vp[2] - vc[2]};
+        double r2 = dot3(d, d), g = 2.0 * s->m[p] * rsum * rsum * rsum / (M * r2 * sqrt(r2));
+        if (g > 0.2 && dot3(d, w) < 0.0 && r2 < reach * reach) return 1;
+    }
+    return 0;
+}
+
 /* Why the chain should end now (NULL: go on). */
-static const char *end_reason(const sim *s)
+static const char *end_reason(const sim *s, double t)
 {
     const ks_chain *ch = &s->ks->ch;
     const chain *c = &ch->c;
     if (c->n < 3) return "two members left";
-    if (ch->gpert > 0.2) return "strong perturber";
+    if (ch->gpert > 0.2 && unabsorbable_strong_perturber(s, t)) return "strong perturber";
     chain_pair_info dom;
     chain_dominant_pair(c, &dom);
     double wsum = 0.0;
@@ -724,7 +759,7 @@ int ks_chain_block_end(sim *s, double t, char *err, size_t errlen)
         /* the end tests look at the chain where the block left it: only
          * when it was brought to this block's time */
         if (chain_time(&ch->c) < t) return 0;
-        const char *why = end_reason(s);
+        const char *why = end_reason(s, t);
         /* a strong perturber that can join the chain does (ending the chain
          * would leave its members to KS in that very encounter) */
         int p = why && strcmp(why, "strong perturber") ? -1 : absorb_candidate(s, t);
