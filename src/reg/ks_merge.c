@@ -22,12 +22,23 @@
  * out (its own tidal response while merged) is what the stability and
  * perturbation tests keep small.
  *
+ * Quadruples (impact.f's JCL > N case): when the dominant neighbour is the
+ * c.m. of another hard, unmerged KS pair, both pairs are ended and collapsed
+ * as above (two merger table entries, each with its own frozen orbit and
+ * booked energy) and the two inner c.m. bodies form the outer KS pair.  The
+ * stability test takes the wider inner pair as the inner binary and the
+ * other pair's mass as the outer body (impact.f swaps so), at the merge and
+ * at the split; the split brings both inner pairs back to KS.
+ *
  * Departures from NBODY6: the stability test is Mardling & Aarseth (2001)
  * with the inclination factor (stability.f), with a 10 % margin at the merge
  * and none at the split; NBODY6's Ncode impact.f sets PCRIT so that every
  * bound triple fails its own final test (ALGORITHMS-CHAIN.md §4), and its
- * Block/ version applies the 10 % margin we use.  Only triples (a pair and a
- * single) merge; a pair with a pair (quadruple) is left to KS and the chain. */
+ * Block/ version applies the 10 % margin we use.  For quadruples impact.f
+ * adds YFAC = 1 + 0.1 min(a2/a1, a1/a2) to the margin and wants the outer
+ * body's own pair to have gamma < 1e-3; we apply the triple's margin and
+ * tests only (the second pair's tidal response is what the frozen orbit
+ * leaves out either way, and the split tests watch the outer orbit). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,8 +106,11 @@ int ks_merger_at(const ks_state *ks, const sim *s, int i)
  * hard, compact, weakly perturbed and stable (impact.f's label 30 onwards,
  * in our words). */
 typedef struct merge_plan {
-    int j;                 /* the outer body's slot */
-    double ain, ein, incl; /* inner orbit, mutual inclination */
+    int j;                 /* the outer body's slot (a single, or a pair's c.m.) */
+    int quad;              /* the outer body is a hard KS pair: a quadruple */
+    int nb1, nb2;          /* that pair's component names */
+    double ein_k, ein_b;   /* the two pairs' eccentricities (pair k's, the outer pair's) */
+    double ain, ein, incl; /* inner orbit of the criterion (the wider pair), inclination */
     double aout, eout, apo;
 } merge_plan;
 
@@ -133,7 +147,18 @@ static int merge_test(const sim *s, int k, double t, merge_plan *mp)
             p2 = p;
         }
     }
-    if (j1 < 0 || j1 >= s->n || s->name[j1] <= 0) return 0; /* a single, not a pair or merger */
+    if (j1 < 0) return 0;
+    /* a single (not a merged c.m.), or for a quadruple a pair's c.m. that is
+     * hard and not itself merged (impact.f's EB2 < EBH) */
+    int kb = j1 >= s->n ? j1 - s->n : -1;
+    if (kb >= 0) {
+        if (kb >= s->npairs || ks_pair_merged(s, kb)) return 0;
+        const ks_orbit *ob = &ks->pair[kb].o;
+        double mb1 = s->m[2 * kb], mb2 = s->m[2 * kb + 1];
+        if (!(ob->h < 0.0) || !(mb1 * mb2 * ob->h / (mb1 + mb2) < ks->ebh)) return 0;
+    } else if (s->name[j1] <= 0) {
+        return 0;
+    }
     double xj[3], vj[3];
     ks_predict_slot_high(s, j1, t, xj, vj);
     double dx[3] = {xj[0] - xc[0], xj[1] - xc[1], xj[2] - xc[2]};
@@ -166,9 +191,27 @@ static int merge_test(const sim *s, int k, double t, merge_plan *mp)
     double q[3], qd[3];
     ks_orbit_predict(o, t, q, qd);
     mp->ain = -0.5 * M / o->h;
-    mp->ein = ks_orbit_ecc(o);
+    mp->ein = mp->ein_k = ks_orbit_ecc(o);
+    double min = M, mout = s->m[j1];
+    mp->quad = kb >= 0;
+    if (mp->quad) {
+        /* the wider pair is the criterion's inner binary, the other pair's
+         * mass its outer body (impact.f's swap before stability.f) */
+        const ks_orbit *ob = &ks->pair[kb].o;
+        double ab = -0.5 * s->m[j1] / ob->h;
+        mp->ein_b = ks_orbit_ecc(ob);
+        mp->nb1 = s->name[2 * kb];
+        mp->nb2 = s->name[2 * kb + 1];
+        if (ab > mp->ain) {
+            ks_orbit_predict(ob, t, q, qd);
+            mp->ain = ab;
+            mp->ein = mp->ein_b;
+            min = s->m[j1];
+            mout = M;
+        }
+    }
     mp->incl = inclination(q, qd, dx, dv);
-    double pcr = ks_stability_ratio(M, s->m[j1], mp->eout, mp->incl) * mp->ain;
+    double pcr = ks_stability_ratio(min, mout, mp->eout, mp->incl) * mp->ain;
     if (mp->aout * (1.0 - mp->eout) * (1.0 - pert) < MERGE_MARGIN * pcr) return 0;
     mp->j = j1;
     return 1;
@@ -176,10 +219,10 @@ static int merge_test(const sim *s, int k, double t, merge_plan *mp)
 
 /* ---- merge and split ----------------------------------------------------- */
 
-static int grow_table(ks_state *ks)
+static int grow_table(ks_state *ks, int need)
 {
-    if (ks->nmerge < ks->cap) return 0;
-    return -1; /* one merger per pair at most: cannot happen */
+    if (ks->nmerge + need <= ks->cap) return 0;
+    return -1; /* each entry holds two stars, cap is n/2: cannot happen */
 }
 
 /* The singles i1, i2 (both at t) become one body at their c.m. in slot i1
@@ -288,21 +331,15 @@ static int expand_pair(sim *s, int p, int g, const ks_merger *mg, double t, char
     return rc;
 }
 
-/* An event into the ledger: the local jump, or the whole measure with
- * --energy-audit (e0: the energy before). */
-static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_t errlen)
+/* The inner pair of singles named n1, n2 (at t, just out of KS) into the
+ * merger table (outer: the outer body's name, a merged pair's negated; ecc:
+ * the pair's eccentricity before its end; apo: the outer apocentre) and
+ * collapsed into its c.m. body, its energy and its tidal energy with the
+ * rest of the cluster booked. */
+static int merge_inner(sim *s, int n1, int n2, int outer, double ecc, double apo, double t,
+                       char *err, size_t errlen)
 {
     ks_state *ks = s->ks;
-    if (grow_table(ks)) {
-        snprintf(err, errlen, "merger table full");
-        return -1;
-    }
-    int exact = ks->check_jumps || s->led.exact;
-    int n1 = s->name[2 * k], n2 = s->name[2 * k + 1], nj = s->name[mp->j];
-    double e0 = exact ? ks_total_energy(s) : 0.0;
-    if (ks_terminate(s, k, t, err, errlen)) return -1;
-    ks_note_event(s, LED_KS_TERM, t, n1, n2, ks->last_jump, e0, ks->last_a, ks->last_ecc, ks->last_gamma);
-    if (exact) e0 = ks_total_energy(s);
     int i1 = ks_slot_of_name(s, n1), i2 = ks_slot_of_name(s, n2);
     if (i1 < 0 || i2 < 0) {
         snprintf(err, errlen, "merger at t = %g: inner components %d, %d not found", t, n1, n2);
@@ -312,7 +349,7 @@ static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_
     memset(mg, 0, sizeof *mg);
     mg->name1 = n1;
     mg->name2 = n2;
-    mg->outer = nj;
+    mg->outer = outer;
     mg->m1 = s->m[i1];
     mg->m2 = s->m[i2];
     double M = mg->m1 + mg->m2;
@@ -323,8 +360,8 @@ static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_
     double hin = 0.5 * dot3(mg->qd, mg->qd) - M / sqrt(dot3(mg->q, mg->q));
     mg->ein = mg->m1 * mg->m2 / M * hin;
     mg->ain = -0.5 * M / hin;
-    mg->ein_e = mp->ein;
-    mg->apo0 = mp->apo;
+    mg->ein_e = ecc;
+    mg->apo0 = apo;
     mg->t = t;
     /* the point model drops the inner pair's energy and its tidal energy
      * with the rest of the cluster: both are booked */
@@ -333,9 +370,75 @@ static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_
     ks->etide += w;
     ledger_record(&s->led, LED_TIDE, t, n1, n2, w, mg->ain, mg->ein_e, 0.0);
     ks->nmerge++;
-    if (collapse_pair(s, i1, i2, -n1, -n2, t, err, errlen)) return -1;
+    return collapse_pair(s, i1, i2, -n1, -n2, t, err, errlen);
+}
+
+/* An event into the ledger: the local jump, or the whole measure with
+ * --energy-audit (e0: the energy before). */
+static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    if (grow_table(ks, mp->quad ? 2 : 1)) {
+        snprintf(err, errlen, "merger table full");
+        return -1;
+    }
+    int exact = ks->check_jumps || s->led.exact;
+    int n1 = s->name[2 * k], n2 = s->name[2 * k + 1];
+    /* the outer body by name: a single's, or (quadruple) the outer pair's
+     * first component's, which names its c.m. once collapsed (negated) */
+    int nj = mp->quad ? mp->nb1 : s->name[mp->j];
+    if (mp->quad) {
+        /* the outer pair's relative motion to t first: ending pair k
+         * restarts the bodies that list its c.m., the outer pair's c.m.
+         * among them, and ks_init_bodies then remakes the outer pair's
+         * polynomials at its own time, so that a pair behind t would see
+         * its predicted h at t jump (7.7e-9 of E in test_ks_merge's
+         * quadruple) */
+        int kb = mp->j - s->n;
+        ks_pair *pb = &ks->pair[kb];
+        ks_pert_ctx ctx = {s, kb};
+        ks_pert pf = {ks_pert_eval, &ctx};
+        ks_ctl c = ks_ctl_of(s, kb);
+        while (!pb->o.frozen && pb->o.t0 + pb->o.step < t) {
+            ks_orbit_step(&pb->o, &pf, &c);
+            ks->steps++;
+        }
+        ks_orbit_step_to(&pb->o, t, &pf, &c);
+    }
+    double e0 = exact ? ks_total_energy(s) : 0.0;
+    if (ks_terminate(s, k, t, err, errlen)) return -1;
+    ks_note_event(s, LED_KS_TERM, t, n1, n2, ks->last_jump, e0, ks->last_a, ks->last_ecc, ks->last_gamma);
+    if (exact) e0 = ks_total_energy(s);
+    if (mp->quad) {
+        /* the outer pair (found by name: the first end moved the slots)
+         * ends too before either collapses: a collapse restarts the bodies
+         * that list the pair, and a KS pair among them would have its
+         * perturbation polynomials restarted away from its own time, its
+         * predicted h jumping (4e-6 in test_ks_merge's quadruple) */
+        int kb = -1;
+        for (int q = 0; q < s->npairs; q++)
+            if (s->name[2 * q] == mp->nb1 && s->name[2 * q + 1] == mp->nb2) kb = q;
+        if (kb < 0) {
+            snprintf(err, errlen, "merger at t = %g: outer pair %d-%d not found", t, mp->nb1,
+                     mp->nb2);
+            return -1;
+        }
+        if (ks_terminate(s, kb, t, err, errlen)) return -1;
+        ks_note_event(s, LED_KS_TERM, t, mp->nb1, mp->nb2, ks->last_jump, e0, ks->last_a,
+                      ks->last_ecc, ks->last_gamma);
+        if (exact) e0 = ks_total_energy(s);
+    }
+    if (merge_inner(s, n1, n2, mp->quad ? -nj : nj, mp->ein_k, mp->apo, t, err, errlen))
+        return -1;
     ks_note_event(s, LED_MERGE, t, n1, nj, 0.0, e0, mp->aout, mp->eout, 0.0);
     if (exact) e0 = ks_total_energy(s);
+    if (mp->quad) {
+        if (merge_inner(s, mp->nb1, mp->nb2, -n1, mp->ein_b, mp->apo, t, err, errlen))
+            return -1;
+        ks_note_event(s, LED_MERGE, t, mp->nb1, n1, 0.0, e0, mp->aout, mp->eout, 0.0);
+        if (exact) e0 = ks_total_energy(s);
+        nj = -nj;
+    }
     int p = ks_slot_of_name(s, -n1), j = ks_slot_of_name(s, nj);
     if (p < 0 || j < 0) {
         snprintf(err, errlen, "merger at t = %g: outer body %d not found", t, nj);
@@ -344,32 +447,33 @@ static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_
     if (ks_form(s, p, j, t, err, errlen)) return -1;
     ks_note_event(s, LED_KS_FORM, t, n1, nj, ks->last_jump, e0, ks->last_a, ks->last_ecc, 0.0);
     ks->merged++;
-    if (ks->merge_log)
-        fprintf(stderr, "nbody6c: t = %.6f merged hierarchy: inner %d-%d (a = %.3e, e = %.3f), "
-                "outer %d (a = %.3e, e = %.3f, inclination %.0f deg)\n", t, n1, n2, mp->ain,
-                mp->ein, nj, mp->aout, mp->eout, mp->incl * 180.0 / M_PI);
+    if (ks->merge_log) {
+        if (mp->quad)
+            fprintf(stderr, "nbody6c: t = %.6f merged quadruple: pairs %d-%d and %d-%d (wider "
+                    "a = %.3e, e = %.3f), outer a = %.3e, e = %.3f, inclination %.0f deg\n", t,
+                    n1, n2, mp->nb1, mp->nb2, mp->ain, mp->ein, mp->aout, mp->eout,
+                    mp->incl * 180.0 / M_PI);
+        else
+            fprintf(stderr, "nbody6c: t = %.6f merged hierarchy: inner %d-%d (a = %.3e, e = %.3f), "
+                    "outer %d (a = %.3e, e = %.3f, inclination %.0f deg)\n", t, n1, n2, mp->ain,
+                    mp->ein, nj, mp->aout, mp->eout, mp->incl * 180.0 / M_PI);
+    }
     return 0;
 }
 
-int ks_split(sim *s, int k, double t, char *err, size_t errlen)
+/* Merger mg (a copy: its table entry goes here) back to its inner pair of
+ * singles at t, the outer KS pair already ended (nj: the other body's name,
+ * for the ledger); the booked energies taken back.  *e0 (exact mode): the
+ * energy before, and after on return. */
+static int unmerge(sim *s, const ks_merger *mgp, int nj, double *e0, int exact, double t,
+                   char *err, size_t errlen)
 {
     ks_state *ks = s->ks;
-    int ip = s->name[2 * k] < 0 ? 2 * k : 2 * k + 1;
-    int g = ks_merger_at(ks, s, ip);
-    if (g < 0) {
-        snprintf(err, errlen, "merger split at t = %g: pair %d holds no merged pair", t, k);
-        return -1;
-    }
-    ks_merger mg = ks->mg[g];
-    int nj = s->name[ip == 2 * k ? 2 * k + 1 : 2 * k];
-    int exact = ks->check_jumps || s->led.exact;
-    double e0 = exact ? ks_total_energy(s) : 0.0;
-    if (ks_terminate(s, k, t, err, errlen)) return -1;
-    ks_note_event(s, LED_KS_TERM, t, mg.name1, nj, ks->last_jump, e0, ks->last_a, ks->last_ecc,
-         ks->last_gamma);
-    if (exact) e0 = ks_total_energy(s);
-    int p = ks_slot_of_name(s, -mg.name1), gh = ks_slot_of_name(s, -mg.name2);
-    if (p < 0 || gh < 0) {
+    ks_merger mg = *mgp;
+    int p = ks_slot_of_name(s, -mg.name1), gh = ks_slot_of_name(s, -mg.name2), g = -1;
+    for (int q = 0; q < ks->nmerge; q++)
+        if (ks->mg[q].name1 == mg.name1) g = q;
+    if (p < 0 || gh < 0 || g < 0) {
         snprintf(err, errlen, "merger split at t = %g: the slots of %d, %d not found", t,
                  mg.name1, mg.name2);
         return -1;
@@ -387,16 +491,62 @@ int ks_split(sim *s, int k, double t, char *err, size_t errlen)
     ks->nmerge--;
     if (ks->nmerge == 0) ks->emerge = 0.0; /* rounding of the bookings, as NBODY6 clears EMERGE */
     if (expand_pair(s, p, gh, &mg, t, err, errlen)) return -1;
-    ks_note_event(s, LED_SPLIT, t, mg.name1, nj, 0.0, e0, 0.0, 0.0, 0.0);
-    if (exact) e0 = ks_total_energy(s);
-    p = ks_slot_of_name(s, mg.name1);
-    gh = ks_slot_of_name(s, mg.name2);
+    ks_note_event(s, LED_SPLIT, t, mg.name1, nj, 0.0, *e0, 0.0, 0.0, 0.0);
+    if (exact) *e0 = ks_total_energy(s);
+    return 0;
+}
+
+/* The singles named n1, n2 (at t) become a KS pair again. */
+static int reform(sim *s, int n1, int n2, double *e0, int exact, double t, char *err,
+                  size_t errlen)
+{
+    ks_state *ks = s->ks;
+    int p = ks_slot_of_name(s, n1), gh = ks_slot_of_name(s, n2);
     if (ks_form(s, p, gh, t, err, errlen)) return -1;
-    ks_note_event(s, LED_KS_FORM, t, mg.name1, mg.name2, ks->last_jump, e0, ks->last_a, ks->last_ecc, 0.0);
+    ks_note_event(s, LED_KS_FORM, t, n1, n2, ks->last_jump, *e0, ks->last_a, ks->last_ecc, 0.0);
+    if (exact) *e0 = ks_total_energy(s);
+    return 0;
+}
+
+int ks_split(sim *s, int k, double t, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    int ip = s->name[2 * k] < 0 ? 2 * k : 2 * k + 1, jo = ip == 2 * k ? 2 * k + 1 : 2 * k;
+    int g = ks_merger_at(ks, s, ip);
+    if (g < 0) {
+        snprintf(err, errlen, "merger split at t = %g: pair %d holds no merged pair", t, k);
+        return -1;
+    }
+    ks_merger mg = ks->mg[g], mgb;
+    /* a quadruple: the other component is a merged pair too */
+    int gb = s->name[jo] < 0 ? ks_merger_at(ks, s, jo) : -1;
+    if (s->name[jo] < 0 && gb < 0) {
+        snprintf(err, errlen, "merger split at t = %g: pair %d's outer body has no merger", t, k);
+        return -1;
+    }
+    if (gb >= 0) mgb = ks->mg[gb];
+    int nj = s->name[jo];
+    int exact = ks->check_jumps || s->led.exact;
+    double e0 = exact ? ks_total_energy(s) : 0.0;
+    if (ks_terminate(s, k, t, err, errlen)) return -1;
+    ks_note_event(s, LED_KS_TERM, t, mg.name1, nj, ks->last_jump, e0, ks->last_a, ks->last_ecc,
+         ks->last_gamma);
+    if (exact) e0 = ks_total_energy(s);
+    /* a quadruple's pairs both expand before either is formed (a formed
+     * pair among the bodies an expansion restarts: see merge) */
+    if (unmerge(s, &mg, nj, &e0, exact, t, err, errlen)) return -1;
+    if (gb >= 0 && unmerge(s, &mgb, mg.name1, &e0, exact, t, err, errlen)) return -1;
+    if (reform(s, mg.name1, mg.name2, &e0, exact, t, err, errlen)) return -1;
+    if (gb >= 0 && reform(s, mgb.name1, mgb.name2, &e0, exact, t, err, errlen)) return -1;
     ks->splits++;
-    if (ks->merge_log)
-        fprintf(stderr, "nbody6c: t = %.6f split hierarchy: inner %d-%d, outer %d (merged at "
-                "t = %.6f)\n", t, mg.name1, mg.name2, nj, mg.t);
+    if (ks->merge_log) {
+        if (gb >= 0)
+            fprintf(stderr, "nbody6c: t = %.6f split quadruple: pairs %d-%d and %d-%d (merged at "
+                    "t = %.6f)\n", t, mg.name1, mg.name2, mgb.name1, mgb.name2, mg.t);
+        else
+            fprintf(stderr, "nbody6c: t = %.6f split hierarchy: inner %d-%d, outer %d (merged at "
+                    "t = %.6f)\n", t, mg.name1, mg.name2, nj, mg.t);
+    }
     return 0;
 }
 
@@ -406,17 +556,27 @@ int ks_merge_unstable(const sim *s, int k)
 {
     const ks_state *ks = s->ks;
     const ks_orbit *o = &ks->pair[k].o;
-    int ip = s->name[2 * k] < 0 ? 2 * k : 2 * k + 1;
+    int ip = s->name[2 * k] < 0 ? 2 * k : 2 * k + 1, jo = ip == 2 * k ? 2 * k + 1 : 2 * k;
     int g = ks_merger_at(ks, s, ip);
     if (g < 0) return 1;
     const ks_merger *mg = &ks->mg[g];
+    if (s->name[jo] < 0) {
+        /* a quadruple: the wider inner pair against the other's mass, as
+         * at the merge */
+        int gb = ks_merger_at(ks, s, jo);
+        if (gb < 0) return 1;
+        if (ks->mg[gb].ain > mg->ain) {
+            mg = &ks->mg[gb];
+            jo = ip;
+        }
+    }
     if (!isfinite(o->h) || !(o->h < 0.0)) return 1;
     if (o->gamma > SPLIT_GAMMA) return 1;
     if (o->r > 2.0 * mg->apo0) return 1;
     double a1 = ks_orbit_semi(o), e1 = ks_orbit_ecc(o), q[3], qd[3];
     ks_to_rel(o->u, o->up, q, qd);
     double incl = inclination(mg->q, mg->qd, q, qd);
-    double m3 = s->m[ip == 2 * k ? 2 * k + 1 : 2 * k];
+    double m3 = s->m[jo];
     double pcr = ks_stability_ratio(mg->m1 + mg->m2, m3, e1, incl) * mg->ain;
     return a1 * (1.0 - e1) * (1.0 - 2.0 * o->gamma) < pcr;
 }
@@ -429,7 +589,7 @@ int ks_merge_block_end(sim *s, double t, char *err, size_t errlen)
         ks_pair *kp = &ks->pair[k];
         if (!kp->merge_check) continue;
         kp->merge_check = 0;
-        merge_plan mp;
+        merge_plan mp = {0}; /* (the quadruple fields are set only for one) */
         if (!merge_test(s, k, t, &mp)) continue;
         if (merge(s, k, &mp, t, err, errlen)) return -1;
         return 1; /* one a block: the merge moved slots and pairs */
