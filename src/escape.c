@@ -116,7 +116,7 @@ static int slot_of(const sim *s, int name)
 
 /* What an escaper is: the system leaves whole, each of its stars named. */
 enum { ESC_SINGLE, ESC_PAIR, ESC_MERGED, ESC_CHAIN };
-#define ESC_STARS CHAIN_NMAX /* a chain's members; a merged triple has 3 */
+#define ESC_STARS CHAIN_NMAX /* a chain's members; a merged triple has 3, a quadruple 4 */
 typedef struct esc_system {
     int kind, name;       /* its body's name at the test (the chain's c.m.: 0) */
     int nstar, star[ESC_STARS];

@@ -517,7 +517,7 @@ int ks_split(sim *s, int k, double t, char *err, size_t errlen)
         snprintf(err, errlen, "merger split at t = %g: pair %d holds no merged pair", t, k);
         return -1;
     }
-    ks_merger mg = ks->mg[g], mgb;
+    ks_merger mg = ks->mg[g], mgb = {0};
     /* a quadruple: the other component is a merged pair too */
     int gb = s->name[jo] < 0 ? ks_merger_at(ks, s, jo) : -1;
     if (s->name[jo] < 0 && gb < 0) {

@@ -55,7 +55,9 @@ typedef struct ks_chain {
  * its first component, name -name1) and a component of the outer KS pair
  * with the outer body; its second component's slot is a ghost (name -name2).
  * The inner orbit is carried frozen (its relative state at the merge) and
- * its energy mu h is booked in ks_state.emerge until the split. */
+ * its energy mu h is booked in ks_state.emerge until the split.  A merged
+ * quadruple is two entries whose c.m. bodies are the outer pair's two
+ * components (each one's outer: the other's name1, negated). */
 typedef struct ks_merger {
     int name1, name2;   /* inner components */
     int outer;          /* the outer body's name */
@@ -88,7 +90,7 @@ typedef struct ks_state {
     /* ---- stable hierarchies (ks_merge.c) ---- */
     int merge_on;        /* KZ(15) >= 1 */
     int merge_log;       /* KZ(18) >= 1: each merger and split on stderr */
-    ks_merger *mg;       /* capacity cap (one per pair at most) */
+    ks_merger *mg;       /* capacity cap (an entry holds two stars: n/2 at most) */
     int nmerge;
     double emerge;       /* the merged inner pairs' energy (+ rounding of ended ones) */
     int64_t merged, splits;
