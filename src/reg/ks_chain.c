@@ -119,15 +119,21 @@ static void chain_perturb(void *ctx, double t, int n, const double (*x)[3], cons
     double xc[3], vc[3];
     predict3(t - s->t0[icm], s->x0[icm], s->v0[icm], s->a[icm], s->j[icm], xc, vc);
     for (int k = 0; k < n; k++) acc[k][0] = acc[k][1] = acc[k][2] = 0.0;
+    double cmsep2 = pow(s->p.gmin, -2.0 / 3.0);
     for (int q = 0; q < ch->np; q++) {
         int p = ch->plist[q];
-        double xp[3], vp[3];
+        double xp[3], vp[3], ms[CHAIN_NMAX], xs[CHAIN_NMAX][3], vs[CHAIN_NMAX][3];
         predict3(t - s->t0[p], s->x0[p], s->v0[p], s->a[p], s->j[p], xp, vp);
-        for (int k = 0; k < n; k++) {
-            double d[3] = {xp[0] - xc[0] - x[k][0], xp[1] - xc[1] - x[k][1], xp[2] - xc[2] - x[k][2]};
-            double r2 = dot3(d, d), mr3 = s->m[p] / (r2 * sqrt(r2));
-            for (int c = 0; c < 3; c++) acc[k][c] += mr3 * d[c];
-        }
+        /* a KS pair perturber near the chain acts by its components (as on
+         * a KS pair: ks_perturber_sources) */
+        int ns = ks_perturber_sources(s, p, t, xp, vp, xc, cmsep2, ms, xs, vs);
+        for (int e = 0; e < ns; e++)
+            for (int k = 0; k < n; k++) {
+                double d[3] = {xs[e][0] - xc[0] - x[k][0], xs[e][1] - xc[1] - x[k][1],
+                               xs[e][2] - xc[2] - x[k][2]};
+                double r2 = dot3(d, d), mr3 = ms[e] / (r2 * sqrt(r2));
+                for (int c = 0; c < 3; c++) acc[k][c] += mr3 * d[c];
+            }
     }
     /* KZ(14): the galactic tide on the members (its Coriolis part does no work) */
     if (tide_on(&s->tide)) {

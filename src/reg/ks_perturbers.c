@@ -32,6 +32,61 @@ static void add_pair_term(double m, const double r[3], const double w[3], double
     }
 }
 
+int ks_perturber_sources(const sim *s, int p, double t, const double xp[3], const double vp[3],
+                         const double xref[3], double cmsep2, double *ms, double (*xs)[3],
+                         double (*vs)[3])
+{
+    double dx[3] = {xp[0] - xref[0], xp[1] - xref[1], xp[2] - xref[2]};
+    double r2 = dot3(dx, dx);
+    const ks_chain *ch = &s->ks->ch;
+    if (p >= s->n && p < s->ntot) {
+        /* a KS pair within GMIN^(-1/3) of its own size acts by its
+         * components (kspert.f).  As a point it left out the quadrupole
+         * tide on this pair's orbit, which the energy (pairs resolved)
+         * does see: two hard pairs at a few sizes from each other lost
+         * 1e-4 of E before they became a chain (cc-plummer-2048, NRAND
+         * 4711, t = 539.568). */
+        const ks_pair *kq = &s->ks->pair[p - s->n];
+        if (r2 < cmsep2 * kq->o.r * kq->o.r) {
+            int c1 = 2 * (p - s->n);
+            double m1 = s->m[c1], m2 = s->m[c1 + 1], M = m1 + m2, q[3], qd[3];
+            ks_orbit_predict(&kq->o, t, q, qd);
+            ms[0] = m1;
+            ms[1] = m2;
+            for (int d = 0; d < 3; d++) {
+                xs[0][d] = xp[d] + m2 / M * q[d];
+                vs[0][d] = vp[d] + m2 / M * qd[d];
+                xs[1][d] = xp[d] - m1 / M * q[d];
+                vs[1][d] = vp[d] - m1 / M * qd[d];
+            }
+            return 2;
+        }
+    } else if (ch->active && p == ch->icm) {
+        /* the chain by its members, at their configuration of the chain's
+         * time around the c.m. predicted to t (NBODY6's xcpred.f): as a
+         * point, a chain 1.4 RSUM from a KS pair that had just left another
+         * chain left the same tide out of the pair's orbit (cc-plummer-2048,
+         * NRAND 31415, t = 633.447: +5.8e-4 of E in one block) */
+        double rs = chain_rsum(&ch->c);
+        if (r2 < cmsep2 * rs * rs) {
+            double xi[CHAIN_NMAX][3], vi[CHAIN_NMAX][3];
+            chain_get_state(&ch->c, xi, vi);
+            for (int k = 0; k < ch->c.n; k++) {
+                ms[k] = ch->c.m[k];
+                for (int d = 0; d < 3; d++) {
+                    xs[k][d] = xp[d] + xi[k][d];
+                    vs[k][d] = vp[d] + vi[k][d];
+                }
+            }
+            return ch->c.n;
+        }
+    }
+    ms[0] = s->m[p];
+    memcpy(xs[0], xp, sizeof xs[0]);
+    memcpy(vs[0], vp, sizeof vs[0]);
+    return 1;
+}
+
 void ks_pert_eval(void *ctx, double t, const double q[3], const double qdot[3],
                   double p[3], double pdot[3])
 {
@@ -56,34 +111,8 @@ void ks_pert_eval(void *ctx, double t, const double q[3], const double qdot[3],
         int q_ = kp->plist[n];
         double xp[3], vp[3];
         predict3(t - s->t0[q_], s->x0[q_], s->v0[q_], s->a[q_], s->j[q_], xp, vp);
-        /* a KS pair within CMSEP2^(1/2) = GMIN^(-1/3) of its own size acts
-         * by its components (kspert.f).  As a point it left out the
-         * quadrupole tide on this pair's orbit, which the energy (pairs
-         * resolved) does see: two hard pairs at a few sizes from each other
-         * lost 1e-4 of E before they became a chain (cc-plummer-2048,
-         * NRAND 4711, t = 539.568). */
-        int nsrc = 1;
-        double ms[2] = {s->m[q_], 0.0}, xs[2][3], vs[2][3];
-        memcpy(xs[0], xp, sizeof xp);
-        memcpy(vs[0], vp, sizeof vp);
-        if (q_ >= s->n && q_ < s->ntot) {
-            const ks_pair *kq = &s->ks->pair[q_ - s->n];
-            double dx[3] = {xp[0] - xcm[0], xp[1] - xcm[1], xp[2] - xcm[2]};
-            if (dot3(dx, dx) < cmsep2 * kq->o.r * kq->o.r) {
-                int c1 = 2 * (q_ - s->n);
-                double mq1 = s->m[c1], mq2 = s->m[c1 + 1], Mq = mq1 + mq2, qq[3], qqd[3];
-                ks_orbit_predict(&kq->o, t, qq, qqd);
-                ms[0] = mq1;
-                ms[1] = mq2;
-                for (int d = 0; d < 3; d++) {
-                    xs[0][d] = xp[d] + mq2 / Mq * qq[d];
-                    vs[0][d] = vp[d] + mq2 / Mq * qqd[d];
-                    xs[1][d] = xp[d] - mq1 / Mq * qq[d];
-                    vs[1][d] = vp[d] - mq1 / Mq * qqd[d];
-                }
-                nsrc = 2;
-            }
-        }
+        double ms[CHAIN_NMAX], xs[CHAIN_NMAX][3], vs[CHAIN_NMAX][3];
+        int nsrc = ks_perturber_sources(s, q_, t, xp, vp, xcm, cmsep2, ms, xs, vs);
         for (int q = 0; q < nsrc; q++) {
             double d1[3], e1[3], d2[3], e2[3];
             for (int d = 0; d < 3; d++) {

@@ -221,6 +221,14 @@ int ks_chain_block_end(sim *s, double t, char *err, size_t errlen);
 ks_ctl ks_ctl_of(const sim *s, int k);
 /* The perturbation callback of pair k. */
 typedef struct ks_pert_ctx { const sim *s; int k; } ks_pert_ctx;
+/* The masses, positions and velocities at t by which perturber p (its
+ * point state xp, vp at t) acts on a system at xref: a KS pair within
+ * CMSEP2^(1/2) of its size by its components, the chain within CMSEP2^(1/2)
+ * RSUM by its members, anything else as the point.  Returns the count
+ * (<= CHAIN_NMAX). */
+int ks_perturber_sources(const sim *s, int p, double t, const double xp[3], const double vp[3],
+                         const double xref[3], double cmsep2, double *ms, double (*xs)[3],
+                         double (*vs)[3]);
 void ks_pert_eval(void *ctx, double t, const double q[3], const double qdot[3],
                   double p[3], double pdot[3]);
 /* New perturber list of pair k at time t from its c.m. neighbour list (§10.8). */
