@@ -239,6 +239,36 @@ static void correct_irregular(sim *s, block_scratch *b, int k, double t)
     }
 }
 
+/* A close encounter inside a long regular step: the regular corrector
+ * adds nothing to x and v.  NBODY6's gpucor.f tests that DTR exceeds 100
+ * of the member's irregular steps and that its irregular jerk changed over
+ * the last one by more than 1e3 times the regular jerk.  The regular jerk
+ * at t then holds the member's encounter velocity, and the corrector's
+ * polynomial spreads that velocity's swing over the whole of DTR: two
+ * singles 2.8e-4 apart, 3.8e-6 steps, both due a 0.125 regular step at
+ * the peak of their flyby, had their separation moved by 3 % in one block
+ * and lost 2.0e-4 of E (cc-plummer-2048, NRAND 12345, t = 611.875; the
+ * same at NRAND 4711, t = 721.6: 4.0e-4).  gpucor.f's test alone also
+ * fires at the milder encounters of a 512-body run without KS, where the
+ * corrections are sound and dropping them made the run's error 18 times
+ * larger (test_integrator): so the corrector is dropped only where its
+ * position increment would do work against the irregular force above
+ * 1e-3 of the member's kinetic energy (measured: 5e-2 of it at t = 611.875,
+ * at most 5e-5 in the 512-body run). */
+static int encounter_in_long_regular_step(const sim *s, const block_scratch *b, int q, double DTR,
+                                          const double fro[3], const double frdo[3])
+{
+    int k = b->reg[q], i = b->act[k];
+    double djp[3] = {b->ji2[q][0] - b->jprev[k][0], b->ji2[q][1] - b->jprev[k][1],
+                     b->ji2[q][2] - b->jprev[k][2]};
+    if (!(DTR > 100.0 * b->dtprev[k]) || !(dot3(djp, djp) > 1e6 * dot3(b->jr[q], b->jr[q])))
+        return 0;
+    double x[3] = {0, 0, 0}, v[3] = {0, 0, 0}, a2[3], a3[3];
+    hermite_regular(DTR, s->fr[i], s->frd[i], fro, frdo, 0, x, v, a2, a3);
+    double work = sqrt(dot3(b->ai2[q], b->ai2[q]) * dot3(x, x));
+    return work > 1e-3 * 0.5 * dot3(s->v0[i], s->v0[i]);
+}
+
 /* Regular corrector, new regular step and radius for block member k (q-th
  * regular member). */
 static void correct_regular(sim *s, block_scratch *b, int q, double t, double rsfac)
@@ -269,21 +299,7 @@ static void correct_regular(sim *s, block_scratch *b, int q, double t, double rs
         fro[c] = b->ar[q][c] + df[c];
         frdo[c] = b->jr[q][c] + dj[c];
     }
-    /* A close encounter inside a long regular step (gpucor.f): where the
-     * irregular jerk changed over the member's last step by more than 1e3
-     * times the regular jerk, and DTR > 100 such steps, the regular
-     * corrector adds nothing to x and v.  The regular jerk at t holds the
-     * member's encounter velocity, so the corrector's polynomial over DTR
-     * would spread that velocity's swing over the whole interval: two
-     * singles 2.8e-4 apart, 3.8e-6 steps, both due a 0.125 regular step at
-     * the peak of their flyby, had their separation moved by 3 % and lost
-     * 2.0e-4 of E in that one block (cc-plummer-2048, NRAND 12345,
-     * t = 611.875).  The comparison is with the jerk of the previous
-     * irregular step, as NBODY6 does, not with the old list's jerk at t
-     * (their difference is only the list change, small in an encounter). */
-    double djp[3] = {b->ji2[q][0] - b->jprev[k][0], b->ji2[q][1] - b->jprev[k][1],
-                     b->ji2[q][2] - b->jprev[k][2]};
-    int skip = DTR > 100.0 * b->dtprev[k] && dot3(djp, djp) > 1e6 * dot3(b->jr[q], b->jr[q]);
+    int skip = encounter_in_long_regular_step(s, b, q, DTR, fro, frdo);
     hermite_regular(DTR, s->fr[i], s->frd[i], fro, frdo, skip, s->x0[i], s->v0[i], s->d2r[i], s->d3r[i]);
 
     int nnb0 = s->nnb[i];
