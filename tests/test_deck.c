@@ -129,6 +129,25 @@ static void check_acceptance_deck(const acceptance *e)
           d.kz[5], d.kz[15], d.kz[30], d.nbin0);
 }
 
+/* Issue 15's benchmark deck: the options a production run sets, as the
+ * README's input table states them. */
+static void check_roche_deck(const char *path)
+{
+    deck d;
+    char err[512];
+    int rc = deck_read_path(path, &d, err, sizeof err);
+    CHECK(rc == 0, "%s reads (%s)", path, rc ? err : "ok");
+    if (rc)
+        return;
+    CHECK(d.n == 4096 && d.ncrit == 50 && d.tcrit == 2000.0 && d.rbar == 3.8 && d.kz[5] == 1 &&
+              d.kz[8] == 4 && d.kz[14] == 1 && d.kz[20] == 6 && d.kz[23] == 2 && d.kz[15] == 1 &&
+              d.kz[30] == 1 && d.nbin0 == 410 && d.body1 == 20.0 && d.bodyn == 0.08 &&
+              d.ecc0 < 0.0,
+          "%s: N %d NCRIT %d TCRIT %g RBAR %g KZ(8) %d KZ(14) %d KZ(20) %d KZ(23) %d NBIN0 %d "
+          "BODY1 %g BODYN %g ECC0 %g", path, d.n, d.ncrit, d.tcrit, d.rbar, d.kz[8], d.kz[14],
+          d.kz[20], d.kz[23], d.nbin0, d.body1, d.bodyn, d.ecc0);
+}
+
 static void test_input_decks(void)
 {
     static const expected E[] = {
@@ -152,6 +171,8 @@ static void test_input_decks(void)
         check_input_deck(&E[i]);
     for (size_t i = 0; i < na; i++)
         check_acceptance_deck(&A[i]);
+    static const char roche[] = "input/roche-kroupa-4096-bin10.deck";
+    check_roche_deck(roche);
     /* and no deck in input/ is left out of the table above */
     DIR *dir = opendir("input");
     CHECK(dir != NULL, "input/ opens");
@@ -169,13 +190,14 @@ static void test_input_decks(void)
             if (!strcmp(E[i].path + strlen("input/"), de->d_name)) found = 1;
         for (size_t i = 0; i < na; i++)
             if (!strcmp(A[i].path + strlen("input/"), de->d_name)) found = 1;
+        if (!strcmp(roche + strlen("input/"), de->d_name)) found = 1;
         if (!found) {
             printf("# input/%s is not in the test's table\n", de->d_name);
             missing++;
         }
     }
     closedir(dir);
-    CHECK(missing == 0 && seen == (int)(ne + na), "every deck in input/ (%d) is checked", seen);
+    CHECK(missing == 0 && seen == (int)(ne + na + 1), "every deck in input/ (%d) is checked", seen);
 }
 
 /* ---- the list-directed rules ---- */
