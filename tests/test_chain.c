@@ -1237,7 +1237,13 @@ static void test_convergence(void)
         printf("# convergence: tol %.0e: position error %.2e, |dE/E| %.2e, %lld steps, %lld kicks\n", tols[k], err[k],
                de[k], c.steps, c.kicks);
     }
-    int mono = err[0] > err[1] && err[1] > err[2] && err[2] > err[3] && kicks[0] < kicks[3];
+    /* Errors below 1e3 times the reference's tolerance (the bound every run
+     * here is held to) are the reference's own and cannot be ordered: seed
+     * 5759206031 gave 7.3e-12 at tol 1e-10 and 7.9e-12 at 1e-12 */
+    const double floor_ref = 1e3 * 1e-14;
+    int mono = kicks[0] < kicks[3];
+    for (int k = 0; k < 3; k++)
+        if (!(err[k] > err[k + 1]) && !(err[k + 1] < floor_ref)) mono = 0;
     int scale = 1;
     for (int k = 0; k < 4; k++)
         if (err[k] > 1e3 * tols[k] || de[k] > 1e3 * tols[k]) scale = 0;
