@@ -395,16 +395,7 @@ static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_
          * its predicted h at t jump (its termination's jump in
          * test_ks_merge's quadruple: 9.5e-12 of E without this, 8.8e-15
          * with it) */
-        int kb = mp->j - s->n;
-        ks_pair *pb = &ks->pair[kb];
-        ks_pert_ctx ctx = {s, kb};
-        ks_pert pf = {ks_pert_eval, &ctx};
-        ks_ctl c = ks_ctl_of(s, kb);
-        while (!pb->o.frozen && pb->o.t0 + pb->o.step < t) {
-            ks_orbit_step(&pb->o, &pf, &c);
-            ks->steps++;
-        }
-        ks_orbit_step_to(&pb->o, t, &pf, &c);
+        ks_pair_step_to(s, mp->j - s->n, t);
     }
     double e0 = exact ? ks_total_energy(s) : 0.0;
     if (ks_terminate(s, k, t, err, errlen)) return -1;

@@ -509,19 +509,25 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     return 0;
 }
 
+void ks_pair_step_to(sim *s, int k, double t)
+{
+    ks_pair *kp = &s->ks->pair[k];
+    ks_pert_ctx ctx = {s, k};
+    ks_pert pf = {ks_pert_eval, &ctx};
+    ks_ctl c = ks_ctl_of(s, k);
+    while (!kp->o.frozen && kp->o.t0 + kp->o.step < t) {
+        ks_orbit_step(&kp->o, &pf, &c);
+        s->ks->steps++;
+    }
+    ks_orbit_step_to(&kp->o, t, &pf, &c);
+}
+
 int ks_terminate(sim *s, int k, double t, char *err, size_t errlen)
 {
     ks_state *ks = s->ks;
     ks_pair *kp = &ks->pair[k];
-    ks_pert_ctx ctx = {s, k};
-    ks_pert pf = {ks_pert_eval, &ctx};
-    ks_ctl c = ks_ctl_of(s, k);
     /* the relative motion exactly to the block time (ksterm.f) */
-    while (!kp->o.frozen && kp->o.t0 + kp->o.step < t) {
-        ks_orbit_step(&kp->o, &pf, &c);
-        ks->steps++;
-    }
-    ks_orbit_step_to(&kp->o, t, &pf, &c);
+    ks_pair_step_to(s, k, t);
     ks->last_a = ks_orbit_semi(&kp->o);
     ks->last_ecc = ks_orbit_ecc(&kp->o);
     ks->last_gamma = kp->o.gamma;

@@ -263,4 +263,8 @@ void ks_book_mode(sim *s, int k, int was_resolved, int now_resolved, double t);
 double ks_tidal_two(const sim *s, double t, int i1, int i2, double m1, double m2,
                     const double x1[3], const double x2[3]);
 
+/* Pair k's relative motion brought exactly to t by its own KS steps
+ * (ksterm.f), before an event that ends or restarts it. */
+void ks_pair_step_to(sim *s, int k, double t);
+
 #endif
