@@ -23,6 +23,7 @@
 #include <string.h>
 #include "gpuirr.h"
 #include "gpunb.h"
+#include "predict.h"
 
 enum { NBMAX = 400, NB_LO = 50, NB_HI = 100, REPS = 7 };
 
@@ -35,6 +36,19 @@ static uint64_t next(uint64_t *s)
 }
 
 static double urand(uint64_t *s) { return (double)(next(s) >> 11) * 0x1.0p-53; }
+
+/* The members' predicted state at t on the host, as the block step makes
+ * it for the GPU irregular force. */
+static void predict_members(int ni, const int *ilist, double t, const double *t0,
+                            const double (*x)[3], const double (*v)[3], const double (*a)[3],
+                            const double (*j)[3], double (*xi)[3], double (*vi)[3])
+{
+#pragma omp parallel for schedule(static) if (ni >= 4096)
+    for (int k = 0; k < ni; k++) {
+        int i = ilist[k];
+        predict3(t - t0[i], x[i], v[i], a[i], j[i], xi[k], vi[k]);
+    }
+}
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -142,29 +156,15 @@ int main(int argc, char **argv)
             tc[r] = w1 - w0;
             tnow += 1e-6;
             w0 = omp_get_wtime();
-#pragma omp parallel for schedule(static) if (ni >= 4096)
-            for (int k = 0; k < ni; k++) {   /* the members' predicted state (host) */
-                double s = tnow - t0[ilist[k]];
-                int i = ilist[k];
-                for (int e = 0; e < 3; e++) {
-                    xi[k][e] = x[i][e] + s * (v[i][e] + s * (a[i][e] / 2 + s * j[i][e] / 6));
-                    vi[k][e] = v[i][e] + s * (a[i][e] + s * j[i][e] / 2);
-                }
-            }
+            predict_members(ni, ilist, tnow, t0, (const double(*)[3])x, (const double(*)[3])v,
+                            (const double(*)[3])a, (const double(*)[3])j, xi, vi);
             gpunb_predict(g, tnow);
             gpunb_irrf(g, ni, (const double(*)[3])xi, (const double(*)[3])vi, nb_i, lp, fa, fj);
             tg[r] = omp_get_wtime() - w0;
             tnow += 1e-6;
             w0 = omp_get_wtime();
-#pragma omp parallel for schedule(static) if (ni >= 4096)
-            for (int k = 0; k < ni; k++) {
-                double s = tnow - t0[ilist[k]];
-                int i = ilist[k];
-                for (int e = 0; e < 3; e++) {
-                    xi[k][e] = x[i][e] + s * (v[i][e] + s * (a[i][e] / 2 + s * j[i][e] / 6));
-                    vi[k][e] = v[i][e] + s * (a[i][e] + s * j[i][e] / 2);
-                }
-            }
+            predict_members(ni, ilist, tnow, t0, (const double(*)[3])x, (const double(*)[3])v,
+                            (const double(*)[3])a, (const double(*)[3])j, xi, vi);
             gpunb_predict(g, tnow);
             gpunb_irrf_resident(g, ni, ilist, (const double(*)[3])xi, (const double(*)[3])vi, fa, fj);
             tr[r] = omp_get_wtime() - w0;
