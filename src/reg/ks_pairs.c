@@ -336,7 +336,8 @@ int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *er
         ks_set_mode(s, q);
         ks_book_mode(s, q, was, ks_pair_perturbed(&s->ks->pair[q]), t);
     }
-    for (int q = 0; q < s->npairs; q++) ks_resolve_pair(s, q, t);
+    for (int q = 0; q < s->npairs; q++) /* what ks_irr_correct reads (ks_advance.c) */
+        if (ks_pair_perturbed(&s->ks->pair[q])) ks_resolve_pair(s, q, t);
     gpuirr_pred_act(s->irr, nb, idx, t); /* these bodies and their new neighbours */
     if (irregular_force(s, nb, idx, fi, fid, err, errlen)) goto out;
     ks_irr_correct(s, nb, idx, lp, nnb, fi, fid);

@@ -20,8 +20,10 @@ typedef struct ks_pair {
     int terminate;       /* flagged by the termination tests (§10.11) */
     int renew;           /* perturber list due for renewal (c.m. regular step) */
     int merge_check;     /* test for a stable hierarchy at the block end (ks_merge.c) */
-    /* resolved state at tres (the current block time): c.m. predicted by the
-     * integration's predictor, components from the KS prediction */
+    /* resolved state at tres (the current block time, for a perturbed pair;
+     * an unperturbed pair's is left at its last resolution, unread):
+     * c.m. predicted by the integration's predictor, components from the KS
+     * prediction */
     double tres;
     double xcm[3], vcm[3], x1[3], v1[3], x2[3], v2[3];
 } ks_pair;
