@@ -169,20 +169,52 @@ double block_next_time(sim *s, block_scratch *b)
 }
 
 /* The bodies due at t, ascending, and those of them due a regular step. */
+static int due_regular(const sim *s, int i) { return s->t0r[i] + s->dtr[i] == s->time; }
+
+/* The positions k in act of the members due a regular step, ascending;
+ * for a big block each thread compacts its share after a count (a serial
+ * scan read two random doubles a member: ~5 ns each, 0.4 ms for 82k). */
+static int regular_members(const sim *s, const int *act, int n, int *reg)
+{
+    enum { MAXT = 256 };
+    if (!par_worth(n, 8192)) {
+        int nr = 0;
+        for (int k = 0; k < n; k++)
+            if (due_regular(s, act[k])) reg[nr++] = k;
+        return nr;
+    }
+    int base[MAXT + 1] = {0}, used = 0;
+    int nth = omp_get_max_threads() < MAXT ? omp_get_max_threads() : MAXT;
+#pragma omp parallel num_threads(nth)
+    {
+        const int T = omp_get_num_threads(), me = omp_get_thread_num();
+        const int lo = (int)((long)n * me / T), hi = (int)((long)n * (me + 1) / T);
+        int c = 0;
+        for (int k = lo; k < hi; k++) c += due_regular(s, act[k]);
+        base[me + 1] = c;
+#pragma omp barrier
+#pragma omp single
+        {
+            for (int r = 0; r < T; r++) base[r + 1] += base[r];
+            used = T;
+        }
+        int w = base[me];
+        for (int k = lo; k < hi; k++)
+            if (due_regular(s, act[k])) reg[w++] = k;
+    }
+    return base[used];
+}
+
 static void select_block(sim *s, block_scratch *b)
 {
     b->nact = schedule_take(b->sq, s, b->act);
-    b->nreg = 0;
-    for (int k = 0; k < b->nact; k++) {
-        int i = b->act[k];
-        if (s->t0r[i] + s->dtr[i] == s->time) b->reg[b->nreg++] = k; /* index into act */
-    }
+    b->nreg = regular_members(s, b->act, b->nact, b->reg); /* indices into act */
 }
 
 /* The members back in the schedule at their new times. */
 static void schedule_update(const sim *s, block_scratch *b)
 {
-    for (int k = 0; k < b->nact; k++) schedule_put(b->sq, s, b->act[k]);
+    schedule_put_block(b->sq, s, b->act, b->nact);
 }
 
 /* ---- forces ------------------------------------------------------------ */

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <omp.h>
+#include "parallel.h"
 #include "schedule.h"
 
 typedef struct group {
@@ -184,6 +186,107 @@ static void unfile(schedule *q, int i)
 void schedule_put(schedule *q, const sim *s, int i)
 {
     if (q->valid) put_at(q, i, s->t0[i] + s->dt[i]);
+}
+
+/* Room for n more ids in group g. */
+static void reserve(group *g, int n)
+{
+    if (g->n + n <= g->cap) return;
+    int nc = g->cap ? g->cap : 64;
+    while (nc < g->n + n) nc *= 2;
+    int *ids = realloc(g->ids, sizeof(int) * (size_t)nc);
+    if (!ids) die_oom();
+    g->ids = ids;
+    g->cap = nc;
+}
+
+/* Distinct times one thread may meet in its share of a block (the step
+ * levels in use, a few dozen); more sends the block the serial way. */
+enum { PUT_TIMES = 64, PUT_GRAIN = 8192, PUT_THREADS = 256 };
+
+typedef struct put_share {
+    double t[PUT_TIMES];
+    int count[PUT_TIMES], base[PUT_TIMES], group[PUT_TIMES];
+    int nt, overflow;
+} put_share;
+
+/* Index of t in the share's table, added if new (-1: the table is full). */
+static int share_time(put_share *p, double t, int hint)
+{
+    if (hint < p->nt && p->t[hint] == t) return hint;
+    for (int k = 0; k < p->nt; k++)
+        if (p->t[k] == t) return k;
+    if (p->nt == PUT_TIMES) return -1;
+    p->t[p->nt] = t;
+    p->count[p->nt] = 0;
+    return p->nt++;
+}
+
+/* A big block's members back in parallel: each thread tables the times of
+ * its share and counts them; one thread makes the groups and gives each
+ * share its place in them; each thread then writes its ids there.  The
+ * order within a group differs with the thread count, which nothing sees
+ * (schedule_take sorts).  Measured serial: ~20 ns a member, 1.7 ms for a
+ * block of 82k at N = 128k on the GPU machine. */
+static int put_parallel(schedule *q, const sim *s, const int *ids, int n)
+{
+    int nth = omp_get_max_threads();
+    if (nth > PUT_THREADS) nth = PUT_THREADS;
+    put_share *sh = malloc(sizeof *sh * (size_t)nth);
+    if (!sh) die_oom();
+    int overflow = 0;
+    #pragma omp parallel num_threads(nth)
+    {
+        const int T = omp_get_num_threads(), me = omp_get_thread_num();
+        const int lo = (int)((long)n * me / T), hi = (int)((long)n * (me + 1) / T);
+        put_share *p = &sh[me];
+        p->nt = p->overflow = 0;
+        int h = 0;
+        for (int k = lo; k < hi && !p->overflow; k++) {
+            int i = ids[k];
+            double t = s->t0[i] + s->dt[i];
+            q->tput[i] = t;
+            q->filed[i] = 1;
+            h = share_time(p, t, h);
+            if (h < 0) p->overflow = 1;
+            else p->count[h]++;
+        }
+        #pragma omp barrier
+        #pragma omp single
+        {
+            for (int r = 0; r < T; r++) overflow |= sh[r].overflow;
+            if (!overflow) {
+                for (int r = 0; r < T; r++) /* every group made first: an insertion moves them */
+                    for (int c = 0; c < sh[r].nt; c++) (void)group_of(q, sh[r].t[c]);
+                for (int r = 0; r < T; r++)
+                    for (int c = 0; c < sh[r].nt; c++) {
+                        int pos = lower_bound(q, sh[r].t[c]);
+                        group *g = &q->g[pos];
+                        reserve(g, sh[r].count[c]);
+                        sh[r].group[c] = pos;
+                        sh[r].base[c] = g->n;
+                        g->n += sh[r].count[c];
+                    }
+            }
+        }
+        if (!overflow) {
+            h = 0;
+            for (int k = lo; k < hi; k++) {
+                int i = ids[k];
+                h = share_time(p, q->tput[i], h);
+                q->g[p->group[h]].ids[p->base[h]++] = i;
+            }
+        }
+    }
+    free(sh);
+    return !overflow;
+}
+
+void schedule_put_block(schedule *q, const sim *s, const int *ids, int n)
+{
+    if (!q->valid) return;
+    if (par_worth(n, PUT_GRAIN) && put_parallel(q, s, ids, n)) return;
+    for (int k = 0; k < n; k++) put_at(q, ids[k], s->t0[ids[k]] + s->dt[ids[k]]);
 }
 
 static void rebuild(schedule *q, const sim *s)

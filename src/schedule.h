@@ -38,4 +38,8 @@ int schedule_take(schedule *q, sim *s, int *act);
 /* Puts body i back at its (new) t0 + dt. */
 void schedule_put(schedule *q, const sim *s, int i);
 
+/* schedule_put of the n distinct bodies ids[] (a block's members taken out
+ * by schedule_take), in parallel for big blocks. */
+void schedule_put_block(schedule *q, const sim *s, const int *ids, int n);
+
 #endif

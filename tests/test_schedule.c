@@ -7,12 +7,18 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <omp.h>
 #include "check.h"
 #include "ic.h"
 #include "schedule.h"
 #include "sim.h"
 
-enum { CAP = 3000 };
+enum { CAP = 50000 };
+
+/* Step levels drawn (20: blocks of a few members; 3: blocks of thousands,
+ * for the parallel put-back) and whether members go back one by one
+ * (schedule_put) or as a block (schedule_put_block). */
+static int g_levels = 20, g_put_block = 0;
 
 /* The next block by brute force: its time and members (ascending). */
 static double brute_block(const sim *s, int *out, int *n)
@@ -31,7 +37,7 @@ static double brute_block(const sim *s, int *out, int *n)
 static double new_step(rng *r, double t, int odd)
 {
     if (odd) return 1e-3 * (1.0 + rng_uniform(r));
-    double dt = ldexp(1.0, -(int)(rng_uniform(r) * 20.0) - 1);
+    double dt = ldexp(1.0, -(int)(rng_uniform(r) * g_levels) - 1);
     while (fmod(t, dt) != 0.0) dt *= 0.5;
     return dt;
 }
@@ -87,8 +93,9 @@ static int run_case_events(rng *r, int n, int odd_every, int blocks, int reset_e
             int i = act[k];
             s.t0[i] = t;
             s.dt[i] = new_step(r, t, odd_every && i % odd_every == 0);
-            if (!event) schedule_put(q, &s, i);
+            if (!event && !g_put_block) schedule_put(q, &s, i);
         }
+        if (!event && g_put_block) schedule_put_block(q, &s, act, nact);
         if (event) { /* as block_step after a KS event: the members are refiled too */
             fake_event(r, &s, t);
             schedule_refresh(q, &s);
@@ -102,6 +109,41 @@ static int run_case_events(rng *r, int n, int odd_every, int blocks, int reset_e
 static int run_case(rng *r, int n, int odd_every, int blocks, int reset_every)
 {
     return run_case_events(r, n, odd_every, blocks, reset_every, 0);
+}
+
+/* One block of n bodies put back by schedule_put_block with `ntimes`
+ * distinct new times (over 64 in a thread's share: the serial fallback),
+ * then taken out block by block: the same blocks as a full scan. */
+static int run_put_times(int n, int ntimes)
+{
+    sim s;
+    memset(&s, 0, sizeof s);
+    s.t0 = calloc(CAP, sizeof(double));
+    s.dt = calloc(CAP, sizeof(double));
+    s.ntot = n;
+    for (int i = 0; i < n; i++) s.dt[i] = 1.0;
+    schedule *q = schedule_create(CAP);
+    int *act = malloc(sizeof(int) * CAP), *ref = malloc(sizeof(int) * CAP), bad = 0;
+    double t = schedule_time(q, &s);
+    int nact = schedule_take(q, &s, act);
+    bad = nact != n;
+    for (int k = 0; k < nact; k++) {
+        s.t0[act[k]] = t;
+        s.dt[act[k]] = 1.0 + ldexp((double)((k * 7919) % ntimes), -10);
+    }
+    schedule_put_block(q, &s, act, nact);
+    for (int b = 0; b < ntimes && !bad; b++) {
+        int nref;
+        double tref = brute_block(&s, ref, &nref);
+        t = schedule_time(q, &s);
+        nact = schedule_take(q, &s, act);
+        bad = t != tref || nact != nref || memcmp(act, ref, sizeof(int) * (size_t)nact) != 0;
+        for (int k = 0; k < nact; k++) s.dt[act[k]] = 100.0; /* out of the way */
+        schedule_put_block(q, &s, act, nact);
+    }
+    schedule_free(q);
+    free(act); free(ref); free(s.t0); free(s.dt);
+    return bad;
 }
 
 int main(void)
@@ -119,5 +161,21 @@ int main(void)
           "refreshed: same blocks as a full scan");
     CHECK(!run_case_events(&r, 2000, 0, 20000, 97, 5),
           "events every 5 blocks and resets every 97: same blocks as a full scan");
+    /* big blocks: the parallel put-back (over 8192 members), on 4 threads */
+    omp_set_num_threads(4);
+    g_levels = 3;
+    g_put_block = 1;
+    CHECK(!run_case(&r, 40000, 0, 300, 0),
+          "40000 bodies on 3 levels put back by blocks (parallel, 4 threads): same blocks as a "
+          "full scan");
+    CHECK(!run_case_events(&r, 40000, 7, 300, 0, 13),
+          "the same with every 7th body off the grid and events every 13 blocks: same blocks as "
+          "a full scan");
+    CHECK(!run_put_times(40000, 40), "a block of 40000 put back onto 40 times (parallel)");
+    CHECK(!run_put_times(40000, 300),
+          "a block of 40000 put back onto 300 times (over 64 a thread: serial fallback)");
+    CHECK(!run_case_events(&r, 40000, 0, 300, 29, 7),
+          "parallel put-back with events every 7 blocks and resets every 29: same blocks as a "
+          "full scan");
     return check_done();
 }
