@@ -357,8 +357,31 @@ static void test_massive_pair(void)
           fabs(with.de), fabs(without.de));
 }
 
+/* A massive pair on a near-circular orbit (a = 0.002, e = 0.1, M = 0.5
+ * against a mean mass of 0.069) with RMIN 0.0015: never closer than RMIN,
+ * but within RMIN scaled by its mass (1.53 RMIN, ks_rmin_of_mass), so it
+ * must become a KS pair.  Unscaled it stayed on Hermite steps: two stars
+ * of 30 mean masses at 1.9 RMIN (binding 1.7 |E|) lost 1.1e-4 of E in 900
+ * orbits that way (plummer-imf-1024, t = 19.0-19.75). */
+static void test_massive_wide_pair(void)
+{
+    double m[2 + NFIELD], x[2 + NFIELD][3], v[2 + NFIELD][3];
+    outcome o = {0};
+    /* off the ring's centre: there the c.m.'s force and its derivatives
+     * are rounding noise, and its first step came out at 3e-21 */
+    double xc[3] = {0.05, 0.02, 0}, vc[3] = {0, 0, 0};
+    test_rmin = 0.0015;
+    kepler_binary(0.25, 0.25, 0.002, 0.1, 0.0, xc, vc, m, x, v);
+    int rc = run_bodies(2, m, x, v, 1, 0.5, 1.0, &o);
+    test_rmin = 0.01;
+    CHECK(rc == 0 && o.formed >= 1 && o.npairs == 1,
+          "a massive pair between RMIN and RMIN mass-scaled is regularised (run %s, KS formed "
+          "%lld, pairs %d at the end)", rc ? "failed" : "to the end", o.formed, o.npairs);
+}
+
 int main(void)
 {
+    test_massive_wide_pair();
     test_massive_pair();
     test_absorption();
     test_checkpoint();
