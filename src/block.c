@@ -177,7 +177,7 @@ static int due_regular(const sim *s, int i) { return s->t0r[i] + s->dtr[i] == s-
 static int regular_members(const sim *s, const int *act, int n, int *reg)
 {
     enum { MAXT = 256 };
-    if (!par_worth(n, 8192)) {
+    if (!par_worth(n, 1024)) {
         int nr = 0;
         for (int k = 0; k < n; k++)
             if (due_regular(s, act[k])) reg[nr++] = k;

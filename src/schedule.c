@@ -202,7 +202,7 @@ static void reserve(group *g, int n)
 
 /* Distinct times one thread may meet in its share of a block (the step
  * levels in use, a few dozen); more sends the block the serial way. */
-enum { PUT_TIMES = 64, PUT_GRAIN = 8192, PUT_THREADS = 256 };
+enum { PUT_TIMES = 64, PUT_GRAIN = 1024, PUT_THREADS = 256 };
 
 typedef struct put_share {
     double t[PUT_TIMES];

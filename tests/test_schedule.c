@@ -161,7 +161,7 @@ int main(void)
           "refreshed: same blocks as a full scan");
     CHECK(!run_case_events(&r, 2000, 0, 20000, 97, 5),
           "events every 5 blocks and resets every 97: same blocks as a full scan");
-    /* big blocks: the parallel put-back (over 8192 members), on 4 threads */
+    /* big blocks: the parallel put-back (1024 members and more), on 4 threads */
     omp_set_num_threads(4);
     g_levels = 3;
     g_put_block = 1;
