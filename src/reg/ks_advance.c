@@ -39,7 +39,7 @@ static int wants_termination(sim *s, int k)
     ks_pair *kp = &s->ks->pair[k];
     ks_orbit *o = &kp->o;
     int icm = s->n + k;
-    double R = o->r, g = o->gamma, rmin = ks_rmin_of_mass(s, o->m), a = ks_orbit_semi(o);
+    double R = o->r, g = o->gamma, rmin = s->p.rmin, a = ks_orbit_semi(o);
     double td = udotup(o); /* > 0: receding */
     if (R > o->r0 && R > 2.0 * rmin) {
         /* NBODY6 ends a pair beyond 0.008 RS with gamma > 1e-3, since its

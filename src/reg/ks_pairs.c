@@ -422,7 +422,7 @@ int ks_pair_init(sim *s, int k, double t, char *err, size_t errlen)
     ks_orbit_init(&kp->o, M, q, qd, t, NULL, &c0);
     /* R0 (ksinit.f): a hard pair may grow to clamp(-M/h, RMIN, 5 RMIN) */
     double eb = m1 * m2 * kp->o.h / M;
-    const double rmin = ks_rmin_of_mass(s, M);
+    const double rmin = s->p.rmin;
     if (eb < ks->ebh) kp->o.r0 = fmin(fmax(-M / kp->o.h, rmin), 5.0 * rmin);
     else kp->o.r0 = kp->o.r;
     return 0;
@@ -633,7 +633,11 @@ static int close_partner(const sim *s, int i, double t)
     /* RMIN scaled by the pair's mass (ks_state.h): a pair of two stars of
      * 30 times the mean mass on a near-circular orbit at 1.9 RMIN (binding
      * 1.7 |E|, steps 8e-6) was left to Hermite steps for 900 orbits and
-     * lost 1.1e-4 of E (plummer-imf-1024, t = 19.0-19.75) */
+     * lost 1.1e-4 of E (plummer-imf-1024, t = 19.0-19.75).  R0 and the
+     * termination distances stay unscaled: scaled too, a Kroupa cluster
+     * with primordial binaries (test_binpop, seed 33412259780) lost 1.2e-5
+     * in 0.125 time units against 6.4e-7, its heavy perturbed pairs kept
+     * in KS further out; formation alone scaled gives 8.1e-7 there */
     if (r >= ks_rmin_of_mass(s, M)) return -1;
     if (dot3(dx, dv) > 0.02 * sqrt(M * r)) return -1; /* receding fast */
     /* relative perturbation by the other close bodies (fpert.f) */
