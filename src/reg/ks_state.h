@@ -104,8 +104,9 @@ typedef struct ks_state {
 /* RMIN for a system of mass M.  RMIN is the close-encounter distance of two
  * mean-mass stars (adjust.f sizes it so, and DTMIN from it); a pair M times
  * heavier has the same dynamical time sqrt(r^3/M) at RMIN (M/2<m>)^(1/3).
- * The chain's size limits of a pair (a < 3 RMIN) and of an escape scale so
- * (DTMIN needs no scaling).  Unscaled, a massive pair (30 and 23 times the
+ * KS formation (r < RMIN), the chain's size limits of a pair (a < 3 RMIN)
+ * and of an escape scale so (DTMIN needs no scaling; R0 and the termination
+ * distances do not scale: ks_pairs.c).  Unscaled, a massive pair (30 and 23 times the
  * mean mass, a = 3.2 RMIN, binding 36 % of |E|) met by a third massive star
  * was ended by the gamma > 0.05 test instead of becoming a chain, and the
  * three were left to Hermite steps and short-lived KS pairs, losing 1.5e-4
