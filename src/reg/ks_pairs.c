@@ -21,6 +21,7 @@
 #include "ks.h"
 #include "ks_state.h"
 #include "ks_transform.h"
+#include "pairterm.h"
 #include "steps.h"
 
 #define GHOST_DT 1e30       /* a ghost's step: never due */
@@ -249,6 +250,52 @@ void ks_restart_state(sim *s, int nb, const int *idx, double t)
     }
 }
 
+/* Adds w times the cubic whose value and three derivatives at t are P to a
+ * Taylor series (f, f1, f2, f3) about tb (exact: a cubic re-expanded). */
+static void add_cubic(double w, const double P[4][3], double tb, double t, double f[3],
+                      double f1[3], double f2[3], double f3[3])
+{
+    double d = tb - t;
+    for (int c = 0; c < 3; c++) {
+        f[c] += w * (P[0][c] + d * (P[1][c] + d * (P[2][c] / 2 + d * P[3][c] / 6)));
+        f1[c] += w * (P[1][c] + d * (P[2][c] + d * P[3][c] / 2));
+        f2[c] += w * (P[2][c] + d * P[3][c]);
+        f3[c] += w * P[3][c];
+    }
+}
+
+/* Body b's total force and jerk at t from its irregular and regular series. */
+static void force_at(const sim *s, int b, double t, double a[3], double j[3])
+{
+    double d = t - s->t0[b], dr = t - s->t0r[b];
+    for (int c = 0; c < 3; c++) {
+        a[c] = s->fi[b][c] + d * (s->fid[b][c] + d * (s->d2[b][c] / 2 + d * s->d3[b][c] / 6)) +
+               s->fr[b][c] + dr * (s->frd[b][c] + dr * (s->d2r[b][c] / 2 + dr * s->d3r[b][c] / 6));
+        j[c] = s->fid[b][c] + d * (s->d2[b][c] + d * s->d3[b][c] / 2) +
+               s->frd[b][c] + dr * (s->d2r[b][c] + dr * s->d3r[b][c] / 2);
+    }
+}
+
+void ks_move_to_irregular(sim *s, int nb, const int *idx, const double *mmiss, int icm, double t)
+{
+    for (int q = 0; q < nb; q++) {
+        int b = idx[q];
+        double xb[3], vb[3], ab[3], jb[3], r[3], v[3], A[3], J[3], P[4][3] = {{0}};
+        sim_predict_one(s, b, t, xb, vb);
+        force_at(s, b, t, ab, jb);
+        for (int c = 0; c < 3; c++) {
+            r[c] = s->x0[icm][c] - xb[c];
+            v[c] = s->v0[icm][c] - vb[c];
+            A[c] = s->a[icm][c] - ab[c];
+            J[c] = s->j[icm][c] - jb[c];
+        }
+        pair_term_add(mmiss[q], r, v, dot3(r, r), P[0], P[1]);
+        pair_d2d3(mmiss[q], r, v, A, J, P[2], P[3]);
+        add_cubic(1.0, P, s->t0[b], t, s->fi[b], s->fid[b], s->d2[b], s->d3[b]);
+        add_cubic(-1.0, P, s->t0r[b], t, s->fr[b], s->frd[b], s->d2r[b], s->d3r[b]);
+    }
+}
+
 void ks_make_ghost(sim *s, int g, double t)
 {
     s->m[g] = 0.0;
@@ -452,12 +499,25 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
 #pragma omp parallel for schedule(static)
     for (int b = s->ifirst; b < s->ntot; b++) {
         const int *l = sim_list(s, b);
-        int hits = 0;
-        for (int q = 0; q < s->nnb[b]; q++) hits += (l[q] == i) + (l[q] == j);
-        mark[b] = b != i && b != j && hits == 1;
+        int hi = 0, hj = 0;
+        for (int q = 0; q < s->nnb[b]; q++) {
+            hi += l[q] == i;
+            hj += l[q] == j;
+        }
+        /* 1: lists i only, 2: j only */
+        mark[b] = b == i || b == j || hi == hj ? 0 : hi ? 1 : 2;
+    }
+    double *mmiss = malloc(sizeof(double) * (s->ntot - s->ifirst));
+    if (!mmiss) {
+        free(split);
+        snprintf(err, errlen, "out of memory at a KS formation");
+        return -1;
     }
     for (int b = s->ifirst; b < s->ntot; b++)
-        if (mark[b]) split[nsplit++] = b;
+        if (mark[b]) {
+            mmiss[nsplit] = s->m[mark[b] == 1 ? j : i];
+            split[nsplit++] = b;
+        }
     int *map = ks->map, *inv = ks->map + s->cap;
     ks_labels_reset(s, map, inv);
     int A = s->ifirst, B = s->ifirst + 1, k = s->npairs, C = s->n + k;
@@ -466,6 +526,7 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
 
     if (ks_pair_init(s, k, t, err, errlen)) {
         free(split);
+        free(mmiss);
         return -1;
     }
     double m1 = s->m[A], m2 = s->m[B], M = m1 + m2, mu = m1 * m2 / M;
@@ -490,22 +551,25 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     s->ifirst += 2;
     s->ntot++;
     ks_relabel_all(s, map, -1, -1, -1, NULL); /* merging two labels cannot fill a list */
-    /* A body that had only one of the two on its list would now get the
-     * other one through the c.m. in its irregular force while its regular
-     * polynomial still holds it: it restarts at t (state from its high-order
-     * prediction) with new polynomials, like the c.m. */
+    /* A body that had only one of the two on its list now gets the other
+     * one through the c.m. in its irregular force while its regular
+     * polynomial still holds it: that term moves from the one to the other
+     * (O(1) a body; new polynomials by full sums cost O(N) a body, and a
+     * heavy star is on the lists of bodies out to sqrt(m/<m>) RS) */
     int *idx = malloc(sizeof(int) * (nsplit + 1));
     if (!idx) {
         snprintf(err, errlen, "out of memory at a KS formation");
         free(split);
+        free(mmiss);
         return -1;
     }
     idx[0] = C;
     for (int q = 0; q < nsplit; q++) idx[q + 1] = map[split[q]];
-    ks_restart_state(s, nsplit, idx + 1, t);
-    int rc = ks_init_bodies(s, nsplit + 1, idx, t, C, err, errlen);
+    int rc = ks_init_bodies(s, 1, idx, t, C, err, errlen);
+    if (!rc) ks_move_to_irregular(s, nsplit, idx + 1, mmiss, C, t);
     free(idx);
     free(split);
+    free(mmiss);
     if (rc) return -1;
     ks->formed++;
     return 0;

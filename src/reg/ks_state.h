@@ -155,6 +155,13 @@ int ks_pair_init(sim *s, int k, double t, char *err, size_t errlen);
 void ks_note_event(sim *s, int kind, double t, int name1, int name2, double local, double e0,
                    double a, double e, double g);
 
+/* Bodies idx[q] that listed some members of the new c.m. icm (its state,
+ * force and jerk at t set) but not all: the missing members' force, mass
+ * mmiss[q] taken at the c.m.'s point, moves from their regular polynomial
+ * to their irregular one, since their irregular force now sees those
+ * members through the c.m. (the total force is unchanged). */
+void ks_move_to_irregular(sim *s, int nb, const int *idx, const double *mmiss, int icm, double t);
+
 /* Bodies idx[0..nb) start again at t from their high-order predicted state. */
 void ks_restart_state(sim *s, int nb, const int *idx, double t);
 /* Does the ascending list l of n entries hold x? */
