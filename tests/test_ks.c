@@ -5,8 +5,10 @@
  * the same equations, a scripted three-body encounter that forms a pair and
  * keeps it through the passage (energy jumps at the changes of variables,
  * the whole encounter to 1e-8, the tidal energy booked at the change to the
- * unperturbed model), and a 1k Plummer model with a planted hard binary and
- * the 4k deck run to t = 10. */
+ * unperturbed model), the move of a component's term from the regular to the
+ * irregular series of the bodies that listed only the other at a formation,
+ * and a 1k Plummer model with a planted hard binary and the 4k deck run to
+ * t = 10. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -617,6 +619,153 @@ static void test_resident_lists(void)
     run_end(b);
 }
 
+/* ---- KS formation: the bodies that listed one of the two ----------------- */
+
+/* The irregular force at t of the body in slot b over its list, every
+ * member a point mass at its third-order predicted position (what GPUIRR
+ * sums before the KS corrections). */
+static void direct_irregular(const sim *s, int b, double t, double f[3])
+{
+    double xb[3], vb[3];
+    ks_predict_slot(s, b, t, xb, vb);
+    f[0] = f[1] = f[2] = 0.0;
+    const int *l = sim_list(s, b);
+    for (int q = 0; q < s->nnb[b]; q++) {
+        double xk[3], vk[3], r[3];
+        ks_predict_slot(s, l[q], t, xk, vk);
+        for (int c = 0; c < 3; c++) r[c] = xk[c] - xb[c];
+        double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2], w = s->m[l[q]] / (r2 * sqrt(r2));
+        for (int c = 0; c < 3; c++) f[c] += w * r[c];
+    }
+}
+
+/* Body b's irregular and regular force and jerk at t from its series. */
+static void series_at(const sim *s, int b, double t, double fi[3], double fr[3], double ji[3],
+                      double jr[3])
+{
+    double d = t - s->t0[b], dr = t - s->t0r[b];
+    for (int c = 0; c < 3; c++) {
+        fi[c] = s->fi[b][c] + d * (s->fid[b][c] + d * (s->d2[b][c] / 2 + d * s->d3[b][c] / 6));
+        ji[c] = s->fid[b][c] + d * (s->d2[b][c] + d * s->d3[b][c] / 2);
+        fr[c] = s->fr[b][c] + dr * (s->frd[b][c] + dr * (s->d2r[b][c] / 2 + dr * s->d3r[b][c] / 6));
+        jr[c] = s->frd[b][c] + dr * (s->d2r[b][c] + dr * s->d3r[b][c] / 2);
+    }
+}
+
+static int slot_of_name_any(const sim *s, int name)
+{
+    for (int b = s->ifirst; b < s->ntot; b++)
+        if (s->name[b] == name) return b;
+    return -1;
+}
+
+static double norm3(const double a[3])
+{
+    return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+}
+
+#define SPLIT_MAX 1024
+
+/* A KS pair formed of the heaviest single and its nearest listed single in
+ * the power-law 1k model: a body that listed only one of the two now sees
+ * both through the c.m. in its irregular force, while its regular series
+ * held the other.  The formation moves that term from the one series to
+ * the other (ks_move_to_irregular).  Checked, for every such body:
+ *  - the total force and jerk at t are unchanged (to rounding);
+ *  - the change of its irregular series at t equals the change of the
+ *    direct irregular sum over its lists (the listed component as a point
+ *    before, the c.m. with both masses after) to within the dipole of the
+ *    listed component about the c.m., |F(m_l at x_l) - F(m_l at x_cm)| <=
+ *    2 m_l d / (r - d)^3 (d = |x_l - x_cm|, r the body's distance from the
+ *    c.m.: the force's gradient bound along the segment), taken 1.5 times.
+ *    Without the move that change misses the whole term of the other
+ *    component, m_miss / r^2, which is required to be larger than the bound
+ *    for at least one body (else the check would not tell). */
+static void test_formation_split_lists(void)
+{
+    char err[1024];
+    run_options o = quiet_cpu_options();
+    sim *s = start_deck_run("input/plummer-imf-1024-t200.deck", &o, 0, NULL, NULL, err, sizeof err);
+    CHECK(s != NULL, "start the power-law 1k model %s", s ? "" : err);
+    if (!s) return;
+    int ok = run_advance(s, 0.125, err, sizeof err) == 0;
+    CHECK(ok, "power-law 1k model to t = 0.125 %s", ok ? "" : err);
+    if (!ok) { run_end(s); return; }
+    double t = s->time;
+    int i = -1, j = -1;
+    for (int b = s->ifirst; b < s->n; b++)
+        if (s->nnb[b] > 0 && (i < 0 || s->m[b] > s->m[i])) i = b;
+    double best = INFINITY, xi[3], vi[3];
+    ks_predict_slot(s, i, t, xi, vi);
+    for (int q = 0; q < s->nnb[i]; q++) {
+        int k = sim_list(s, i)[q];
+        if (k >= s->n) continue;
+        double xk[3], vk[3], r[3];
+        ks_predict_slot(s, k, t, xk, vk);
+        for (int c = 0; c < 3; c++) r[c] = xk[c] - xi[c];
+        if (norm3(r) < best) { best = norm3(r); j = k; }
+    }
+    if (j < 0) { SKIP("no single on the heaviest star's list"); run_end(s); return; }
+    int name_i = s->name[i], name_j = s->name[j];
+    double mi = s->m[i], mj = s->m[j], xl[2][3], vl[2][3];
+    ks_predict_slot(s, i, t, xl[0], vl[0]);
+    ks_predict_slot(s, j, t, xl[1], vl[1]);
+    /* the bodies that list exactly one of the two, before */
+    int ns = 0, name[SPLIT_MAX], listed[SPLIT_MAX], moved = 0;
+    double fi0[SPLIT_MAX][3], fr0[SPLIT_MAX][3], ji0[SPLIT_MAX][3], jr0[SPLIT_MAX][3], dir0[SPLIT_MAX][3];
+    for (int b = s->ifirst; b < s->ntot && ns < SPLIT_MAX; b++) {
+        if (b == i || b == j) continue;
+        int hi = 0, hj = 0;
+        for (int q = 0; q < s->nnb[b]; q++) {
+            hi += sim_list(s, b)[q] == i;
+            hj += sim_list(s, b)[q] == j;
+        }
+        if (hi == hj) continue;
+        name[ns] = s->name[b];
+        listed[ns] = hi ? 0 : 1;
+        moved += s->t0[b] != t || s->t0r[b] != t;
+        series_at(s, b, t, fi0[ns], fr0[ns], ji0[ns], jr0[ns]);
+        direct_irregular(s, b, t, dir0[ns]);
+        ns++;
+    }
+    if (ks_form(s, i, j, t, err, sizeof err)) {
+        CHECK(0, "KS formation of names %d, %d: %s", name_i, name_j, err);
+        run_end(s);
+        return;
+    }
+    int C = s->n + s->npairs - 1;
+    double worst_total = 0.0, worst_irr = 0.0, worst_tell = 0.0;
+    for (int q = 0; q < ns; q++) {
+        int b = slot_of_name_any(s, name[q]);
+        double fi[3], fr[3], ji[3], jr[3], dir[3], da[3], dj[3], dirr[3], xb[3], vb[3], r[3], dl[3];
+        series_at(s, b, t, fi, fr, ji, jr);
+        direct_irregular(s, b, t, dir);
+        ks_predict_slot(s, b, t, xb, vb);
+        for (int c = 0; c < 3; c++) {
+            da[c] = (fi[c] + fr[c]) - (fi0[q][c] + fr0[q][c]);
+            dj[c] = (ji[c] + jr[c]) - (ji0[q][c] + jr0[q][c]);
+            dirr[c] = (fi[c] - fi0[q][c]) - (dir[c] - dir0[q][c]);
+            r[c] = s->x0[C][c] - xb[c];
+            dl[c] = xl[listed[q]][c] - s->x0[C][c];
+        }
+        double a = norm3(fi) + norm3(fr), jk = norm3(ji) + norm3(jr);
+        worst_total = fmax(worst_total, fmax(norm3(da) / a, norm3(dj) / jk));
+        double ml = listed[q] ? mj : mi, mmiss = listed[q] ? mi : mj;
+        double rr = norm3(r), d = norm3(dl), bound = 1.5 * 2.0 * ml * d / pow(rr - d, 3);
+        worst_irr = fmax(worst_irr, norm3(dirr) / bound);
+        worst_tell = fmax(worst_tell, mmiss / (rr * rr) / bound);
+    }
+    printf("# formation of names %d (m %.3g) and %d (m %.3g) at t = %g: %d bodies listed one of them (%d between steps)\n",
+           name_i, mi, name_j, mj, t, ns, moved);
+    CHECK(ns > 0 && moved > 0, "bodies listed one component (%d), some between their steps (%d)", ns, moved);
+    CHECK(worst_total < 1e-12, "total force and jerk of those bodies unchanged by the formation: largest relative change %.1e < 1e-12",
+          worst_total);
+    CHECK(worst_irr <= 1.0, "their irregular series changed as their direct irregular sums did, within the listed component's dipole about the c.m. (largest %.2g of the bound)",
+          worst_irr);
+    CHECK(worst_tell > 1.0, "the moved term exceeds that bound for some body (by %.3g), so the check above tells", worst_tell);
+    run_end(s);
+}
+
 int main(void)
 {
     rng st;
@@ -626,6 +775,7 @@ int main(void)
     test_perturbed(&st);
     test_encounter();
     test_planted_binary();
+    test_formation_split_lists();
     test_resident_lists();
     test_deck_4k();
     return check_done();
