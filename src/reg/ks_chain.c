@@ -299,33 +299,6 @@ static double members_energy(int n, const double *m, const double (*x)[3], const
     return t + w;
 }
 
-/* The bodies (not members) whose lists name some of the nmem member slots
- * but not all, into split[]; mmiss[]: the mass of the members each does
- * not list.  Returns their count. */
-static int split_bodies(const sim *s, const int *members, int nmem, int *split, double *mmiss)
-{
-    double mtot = 0.0;
-    for (int k = 0; k < nmem; k++) mtot += s->m[members[k]];
-    int nsplit = 0;
-    for (int b = s->ifirst; b < s->ntot; b++) {
-        int self = 0, hits = 0;
-        double mlisted = 0.0;
-        for (int k = 0; k < nmem; k++) self |= b == members[k];
-        if (self) continue;
-        const int *l = sim_list(s, b);
-        for (int q = 0; q < s->nnb[b]; q++)
-            for (int k = 0; k < nmem; k++)
-                if (l[q] == members[k]) {
-                    hits++;
-                    mlisted += s->m[members[k]];
-                }
-        if (hits == 0 || hits == nmem) continue;
-        mmiss[nsplit] = mtot - mlisted;
-        split[nsplit++] = b;
-    }
-    return nsplit;
-}
-
 /* The members (singles, by name) become the chain at time t. */
 static int chain_start(sim *s, int n, const int *names, double t, char *err, size_t errlen)
 {
@@ -363,18 +336,23 @@ static int chain_start(sim *s, int n, const int *names, double t, char *err, siz
         xcm[c] += x0[c];
         vcm[c] += v0[c];
     }
-    /* bodies that list some of the members but not all: they gain the
-     * others through the c.m.; those members' terms move from their
-     * regular to their irregular series, as at a KS formation */
+    /* bodies that list some of the members but not all: they would gain
+     * the others through the c.m.; they restart at t, as at a KS formation */
+    unsigned char *mark = ks->mark;
     int nsplit = 0, *split = malloc(sizeof(int) * (size_t)(s->ntot + 1));
-    double *mmiss = malloc(sizeof(double) * (size_t)(s->ntot + 1));
-    if (!split || !mmiss) {
-        free(split);
-        free(mmiss);
+    if (!split) {
         snprintf(err, errlen, "out of memory at a chain start");
         return -1;
     }
-    nsplit = split_bodies(s, slot, n, split, mmiss);
+    for (int b = s->ifirst; b < s->ntot; b++) {
+        const int *l = sim_list(s, b);
+        int hits = 0, self = 0;
+        for (int k = 0; k < n; k++) self |= b == slot[k];
+        for (int q = 0; q < s->nnb[b]; q++)
+            for (int k = 0; k < n; k++) hits += l[q] == slot[k];
+        mark[b] = !self && hits > 0 && hits < n;
+        if (mark[b]) split[nsplit++] = b;
+    }
     int C = slot[0];
     int *map = ks->map, *inv = ks->map + s->cap;
     ks_labels_reset(s, map, inv);
@@ -384,7 +362,6 @@ static int chain_start(sim *s, int n, const int *names, double t, char *err, siz
     if (!ch->plist) ch->plist = malloc(sizeof(int) * (size_t)(s->nbmax + 2));
     if (!ch->plist) {
         free(split);
-        free(mmiss);
         snprintf(err, errlen, "out of memory at a chain start");
         return -1;
     }
@@ -409,10 +386,18 @@ static int chain_start(sim *s, int n, const int *names, double t, char *err, siz
     /* the jump: the same state written two ways (rounding only) */
     ks->last_jump = 0.5 * ch->c.mtot * dot3(vcm, vcm) - ch->c.B -
                     (e_before + 0.5 * ch->c.mtot * dot3(vcm, vcm));
-    int rc = ks_init_bodies(s, 1, &C, t, -1, err, errlen);
-    if (!rc) ks_move_to_irregular(s, nsplit, split, mmiss, C, t);
+    int *idx = malloc(sizeof(int) * (size_t)(nsplit + 1));
+    if (!idx) {
+        free(split);
+        snprintf(err, errlen, "out of memory at a chain start");
+        return -1;
+    }
+    idx[0] = C;
+    for (int q = 0; q < nsplit; q++) idx[q + 1] = split[q];
+    ks_restart_state(s, nsplit, idx + 1, t);
     free(split);
-    free(mmiss);
+    int rc = ks_init_bodies(s, nsplit + 1, idx, t, -1, err, errlen);
+    free(idx);
     if (rc) return -1;
     ch->started++;
     return 0;
@@ -644,18 +629,27 @@ static int chain_absorb(sim *s, int nadd, const int *names, double t, char *err,
         }
         de_sum += de;
     }
-    /* bodies that list some of the new members and the c.m. but not all
-     * (the c.m. with its mass before the absorption) */
-    int *split = malloc(sizeof(int) * (size_t)(s->ntot + 1));
-    double *mmiss = malloc(sizeof(double) * (size_t)(s->ntot + 1));
-    if (!split || !mmiss) {
+    /* bodies that list some of the new members and the c.m. but not all */
+    unsigned char *mark = ks->mark;
+    int nsplit = 0, *split = malloc(sizeof(int) * (size_t)(s->ntot + 1));
+    int *idx = malloc(sizeof(int) * (size_t)(s->ntot + 2));
+    if (!split || !idx) {
         free(split);
-        free(mmiss);
+        free(idx);
         snprintf(err, errlen, "out of memory at a chain absorption");
         return -1;
     }
-    int members[3] = {C, slot[0], nadd > 1 ? slot[1] : -1};
-    int nsplit = split_bodies(s, members, nadd + 1, split, mmiss);
+    for (int b = s->ifirst; b < s->ntot; b++) {
+        const int *l = sim_list(s, b);
+        int hits = 0, self = b == C;
+        for (int k = 0; k < nadd; k++) self |= b == slot[k];
+        for (int q = 0; q < s->nnb[b]; q++) {
+            hits += l[q] == C;
+            for (int k = 0; k < nadd; k++) hits += l[q] == slot[k];
+        }
+        mark[b] = !self && hits > 0 && hits < nadd + 1;
+        if (mark[b]) split[nsplit++] = b;
+    }
     int *map = ks->map, *inv = ks->map + s->cap;
     ks_labels_reset(s, map, inv);
     for (int k = 0; k < nadd; k++) map[slot[k]] = C;
@@ -673,10 +667,12 @@ static int chain_absorb(sim *s, int nadd, const int *names, double t, char *err,
     }
     s->nnb[C] = 0;
     (void)de_sum; /* the state is written two ways: the measure is unchanged */
-    int rc = ks_init_bodies(s, 1, &C, t, -1, err, errlen);
-    if (!rc) ks_move_to_irregular(s, nsplit, split, mmiss, C, t);
+    idx[0] = C;
+    for (int q = 0; q < nsplit; q++) idx[q + 1] = split[q];
+    ks_restart_state(s, nsplit, idx + 1, t);
     free(split);
-    free(mmiss);
+    int rc = ks_init_bodies(s, nsplit + 1, idx, t, -1, err, errlen);
+    free(idx);
     ch->absorbed += nadd;
     return rc;
 }
