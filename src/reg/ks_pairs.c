@@ -276,11 +276,26 @@ static void force_at(const sim *s, int b, double t, double a[3], double j[3])
     }
 }
 
-void ks_move_to_irregular(sim *s, int nb, const int *idx, const double *mmiss, int icm, double t)
+/* Adds w times the cubic whose value and three derivatives at t are
+ * (f0, f1, P2, P3) to a Taylor series (f, f1, f2, f3) about tb. */
+static void add_series(double w, const double f0[3], const double f1_[3], const double P2[3],
+                       const double P3[3], double tb, double t, double f[3], double f1[3],
+                       double f2[3], double f3[3])
 {
+    const double P[4][3] = {{f0[0], f0[1], f0[2]}, {f1_[0], f1_[1], f1_[2]},
+                            {P2[0], P2[1], P2[2]}, {P3[0], P3[1], P3[2]}};
+    add_cubic(w, P, tb, t, f, f1, f2, f3);
+}
+
+void ks_move_pair_terms(sim *s, int k, int nb, const int *idx, const unsigned char *listed,
+                        const double xc[2][3], const double vc[2][3], double t)
+{
+    const int icm = s->n + k;
+    const double mc[2] = {s->m[2 * k], s->m[2 * k + 1]};
+    const int resolved = ks_pair_perturbed(&s->ks->pair[k]);
     for (int q = 0; q < nb; q++) {
-        int b = idx[q];
-        double xb[3], vb[3], ab[3], jb[3], r[3], v[3], A[3], J[3], P[4][3] = {{0}};
+        int b = idx[q], l = listed[q], u = 1 - l;
+        double xb[3], vb[3], ab[3], jb[3], r[3], v[3], A[3], J[3], P2[3], P3[3];
         sim_predict_one(s, b, t, xb, vb);
         force_at(s, b, t, ab, jb);
         for (int c = 0; c < 3; c++) {
@@ -289,10 +304,19 @@ void ks_move_to_irregular(sim *s, int nb, const int *idx, const double *mmiss, i
             A[c] = s->a[icm][c] - ab[c];
             J[c] = s->j[icm][c] - jb[c];
         }
-        pair_term_add(mmiss[q], r, v, dot3(r, r), P[0], P[1]);
-        pair_d2d3(mmiss[q], r, v, A, J, P[2], P[3]);
-        add_cubic(1.0, P, s->t0[b], t, s->fi[b], s->fid[b], s->d2[b], s->d3[b]);
-        add_cubic(-1.0, P, s->t0r[b], t, s->fr[b], s->frd[b], s->d2r[b], s->d3r[b]);
+        /* higher derivatives from the c.m.'s smooth motion */
+        pair_d2d3(mc[u], r, v, A, J, P2, P3);
+        double fr0[3] = {0, 0, 0}, fr1[3] = {0, 0, 0}, fi0[3] = {0, 0, 0}, fi1[3] = {0, 0, 0};
+        ks_add_term(mc[u], xc[u], vc[u], xb, vb, 1.0, fr0, fr1);
+        if (resolved) {
+            memcpy(fi0, fr0, sizeof fi0);
+            memcpy(fi1, fr1, sizeof fi1);
+        } else {
+            ks_add_term(s->m[icm], s->x0[icm], s->v0[icm], xb, vb, 1.0, fi0, fi1);
+            ks_add_term(mc[l], xc[l], vc[l], xb, vb, -1.0, fi0, fi1);
+        }
+        add_series(1.0, fi0, fi1, P2, P3, s->t0[b], t, s->fi[b], s->fid[b], s->d2[b], s->d3[b]);
+        add_series(-1.0, fr0, fr1, P2, P3, s->t0r[b], t, s->fr[b], s->frd[b], s->d2r[b], s->d3r[b]);
     }
 }
 
@@ -507,17 +531,19 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
         /* 1: lists i only, 2: j only */
         mark[b] = b == i || b == j || hi == hj ? 0 : hi ? 1 : 2;
     }
-    double *mmiss = malloc(sizeof(double) * (s->ntot - s->ifirst));
-    if (!mmiss) {
+    unsigned char *listed = malloc((size_t)(s->ntot - s->ifirst));
+    if (!listed) {
         free(split);
         snprintf(err, errlen, "out of memory at a KS formation");
         return -1;
     }
     for (int b = s->ifirst; b < s->ntot; b++)
         if (mark[b]) {
-            mmiss[nsplit] = s->m[mark[b] == 1 ? j : i];
+            listed[nsplit] = (unsigned char)(mark[b] - 1); /* component 0 (i) or 1 (j) */
             split[nsplit++] = b;
         }
+    const double xc[2][3] = {{xi[0], xi[1], xi[2]}, {xj[0], xj[1], xj[2]}};
+    const double vc[2][3] = {{vi[0], vi[1], vi[2]}, {vj[0], vj[1], vj[2]}};
     int *map = ks->map, *inv = ks->map + s->cap;
     ks_labels_reset(s, map, inv);
     int A = s->ifirst, B = s->ifirst + 1, k = s->npairs, C = s->n + k;
@@ -526,7 +552,7 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
 
     if (ks_pair_init(s, k, t, err, errlen)) {
         free(split);
-        free(mmiss);
+        free(listed);
         return -1;
     }
     double m1 = s->m[A], m2 = s->m[B], M = m1 + m2, mu = m1 * m2 / M;
@@ -560,16 +586,16 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     if (!idx) {
         snprintf(err, errlen, "out of memory at a KS formation");
         free(split);
-        free(mmiss);
+        free(listed);
         return -1;
     }
     idx[0] = C;
     for (int q = 0; q < nsplit; q++) idx[q + 1] = map[split[q]];
     int rc = ks_init_bodies(s, 1, idx, t, C, err, errlen);
-    if (!rc) ks_move_to_irregular(s, nsplit, idx + 1, mmiss, C, t);
+    if (!rc) ks_move_pair_terms(s, k, nsplit, idx + 1, listed, xc, vc, t);
     free(idx);
     free(split);
-    free(mmiss);
+    free(listed);
     if (rc) return -1;
     ks->formed++;
     return 0;

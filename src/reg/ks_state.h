@@ -155,12 +155,19 @@ int ks_pair_init(sim *s, int k, double t, char *err, size_t errlen);
 void ks_note_event(sim *s, int kind, double t, int name1, int name2, double local, double e0,
                    double a, double e, double g);
 
-/* Bodies idx[q] that listed some members of the new c.m. icm (its state,
- * force and jerk at t set) but not all: the missing members' force, mass
- * mmiss[q] taken at the c.m.'s point, moves from their regular polynomial
- * to their irregular one, since their irregular force now sees those
- * members through the c.m. (the total force is unchanged). */
-void ks_move_to_irregular(sim *s, int nb, const int *idx, const double *mmiss, int icm, double t);
+/* Bodies idx[q] that listed one component of the new pair k (listed[q]:
+ * 0 or 1; the components' states at t in xc, vc; the c.m.'s state, force
+ * and jerk at t set) and not the other: their irregular force now sees the
+ * other through the c.m. while their regular series still holds it.  The
+ * other's term at t leaves the regular series; the irregular series gains
+ * what the irregular force gained at t (the other component when the pair
+ * is perturbed and resolved in it, else the c.m. point less the listed
+ * component), so that each series starts consistent with its own force;
+ * the total changes by the c.m. point's tidal error only.  The second and
+ * third derivatives moved are the other's term about the c.m.'s smooth
+ * motion (the components' orbit is the KS part's). */
+void ks_move_pair_terms(sim *s, int k, int nb, const int *idx, const unsigned char *listed,
+                        const double xc[2][3], const double vc[2][3], double t);
 
 /* Bodies idx[0..nb) start again at t from their high-order predicted state. */
 void ks_restart_state(sim *s, int nb, const int *idx, double t);
