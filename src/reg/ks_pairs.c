@@ -589,10 +589,29 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
         free(listed);
         return -1;
     }
+    /* The moved term's higher derivatives follow the c.m.: good for a body
+     * far from the pair next to its size, not for one close to it (a
+     * third body of the encounter), which restarts with new polynomials */
+    const ks_orbit *o = &kp->o;
+    double size = o->h < 0.0 ? fmax(o->r, ks_orbit_semi(o) * (1.0 + ks_orbit_ecc(o)))
+                             : fmax(o->r, 2.0 * s->p.rmin);
+    int nnear = 0, nfar = 0;
+    for (int q = 0; q < nsplit; q++) {
+        int b = map[split[q]];
+        double xb[3], vb[3];
+        sim_predict_one(s, b, t, xb, vb);
+        double d[3] = {xb[0] - s->x0[C][0], xb[1] - s->x0[C][1], xb[2] - s->x0[C][2]};
+        if (dot3(d, d) < KS_MOVE_MIN_DIST * KS_MOVE_MIN_DIST * size * size) {
+            idx[1 + nnear++] = b;
+        } else {
+            split[nfar] = b; /* (q >= nfar: read before written) */
+            listed[nfar++] = listed[q];
+        }
+    }
     idx[0] = C;
-    for (int q = 0; q < nsplit; q++) idx[q + 1] = map[split[q]];
-    int rc = ks_init_bodies(s, 1, idx, t, C, err, errlen);
-    if (!rc) ks_move_pair_terms(s, k, nsplit, idx + 1, listed, xc, vc, t);
+    ks_restart_state(s, nnear, idx + 1, t);
+    int rc = ks_init_bodies(s, 1 + nnear, idx, t, C, err, errlen);
+    if (!rc) ks_move_pair_terms(s, k, nfar, split, listed, xc, vc, t);
     free(idx);
     free(split);
     free(listed);

@@ -169,6 +169,11 @@ void ks_note_event(sim *s, int kind, double t, int name1, int name2, double loca
 void ks_move_pair_terms(sim *s, int k, int nb, const int *idx, const unsigned char *listed,
                         const double xc[2][3], const double vc[2][3], double t);
 
+/* ks_form moves the term for the bodies farther from the new pair than
+ * this many pair sizes (its apocentre, or its separation if larger or
+ * unbound: 2 RMIN at least); nearer ones restart with new polynomials. */
+#define KS_MOVE_MIN_DIST 20.0
+
 /* Bodies idx[0..nb) start again at t from their high-order predicted state. */
 void ks_restart_state(sim *s, int nb, const int *idx, double t);
 /* Does the ascending list l of n entries hold x? */
