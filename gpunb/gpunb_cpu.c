@@ -134,6 +134,31 @@ static int cpu_regf(gpunb *g, int ni, const int *idx, const double *h2, const do
     return noverflow;
 }
 
+/* ALGORITHMS.md §7: the second and third derivatives of one pair term, from
+ * the relative position r, velocity v, acceleration A and jerk J. */
+static inline void pair_d2d3(double mj, const double r[3], const double v[3],
+                             const double A[3], const double J[3], double d2[3], double d3[3])
+{
+    double rinv2 = 1.0 / (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    double mr3 = mj * rinv2 * sqrt(rinv2);
+    double rv = r[0] * v[0] + r[1] * v[1] + r[2] * v[2];
+    double v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    double rA = r[0] * A[0] + r[1] * A[1] + r[2] * A[2];
+    double vA = v[0] * A[0] + v[1] * A[1] + v[2] * A[2];
+    double rJ = r[0] * J[0] + r[1] * J[1] + r[2] * J[2];
+    double alpha = rv * rinv2;
+    double beta = (v2 + rA) * rinv2 + alpha * alpha;
+    double gamma = (3.0 * vA + rJ) * rinv2 + alpha * (3.0 * beta - 4.0 * alpha * alpha);
+    for (int k = 0; k < 3; k++) {
+        double w = v[k] - 3.0 * alpha * r[k];
+        d2[k] = mr3 * (A[k] - 6.0 * alpha * w - 3.0 * beta * r[k]);
+    }
+    for (int k = 0; k < 3; k++) {
+        double w = v[k] - 3.0 * alpha * r[k];
+        d3[k] = mr3 * (J[k] - 9.0 * beta * w - 3.0 * gamma * r[k]) - 9.0 * alpha * d2[k];
+    }
+}
+
 static void fpoly_one(const cpu_nb *c, int self, double h2, double dtr,
                       const double xi[3], const double vi[3], const double ai[3], const double ji[3],
                       double d2irr[3], double d3irr[3], double d2reg[3], double d3reg[3])

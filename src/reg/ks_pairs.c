@@ -21,7 +21,6 @@
 #include "ks.h"
 #include "ks_state.h"
 #include "ks_transform.h"
-#include "pairterm.h"
 #include "steps.h"
 
 #define GHOST_DT 1e30       /* a ghost's step: never due */
@@ -250,41 +249,19 @@ void ks_restart_state(sim *s, int nb, const int *idx, double t)
     }
 }
 
-/* Adds w times the cubic whose value and three derivatives at t are P to a
- * Taylor series (f, f1, f2, f3) about tb (exact: a cubic re-expanded). */
-static void add_cubic(double w, const double P[4][3], double tb, double t, double f[3],
-                      double f1[3], double f2[3], double f3[3])
+/* Adds w times the line through value f0 and slope f1 at t to a force
+ * series (f, f1) about tb.  A line is what the Hermite correctors cannot
+ * see: its AT3 and BT2 vanish, so moving one between the irregular and the
+ * regular series changes neither corrector's position correction; it keeps
+ * both series consistent with their own forces at t. */
+static void add_line(double w, const double f0[3], const double f1_[3], double tb, double t,
+                     double f[3], double f1[3])
 {
     double d = tb - t;
     for (int c = 0; c < 3; c++) {
-        f[c] += w * (P[0][c] + d * (P[1][c] + d * (P[2][c] / 2 + d * P[3][c] / 6)));
-        f1[c] += w * (P[1][c] + d * (P[2][c] + d * P[3][c] / 2));
-        f2[c] += w * (P[2][c] + d * P[3][c]);
-        f3[c] += w * P[3][c];
+        f[c] += w * (f0[c] + d * f1_[c]);
+        f1[c] += w * f1_[c];
     }
-}
-
-/* Body b's total force and jerk at t from its irregular and regular series. */
-static void force_at(const sim *s, int b, double t, double a[3], double j[3])
-{
-    double d = t - s->t0[b], dr = t - s->t0r[b];
-    for (int c = 0; c < 3; c++) {
-        a[c] = s->fi[b][c] + d * (s->fid[b][c] + d * (s->d2[b][c] / 2 + d * s->d3[b][c] / 6)) +
-               s->fr[b][c] + dr * (s->frd[b][c] + dr * (s->d2r[b][c] / 2 + dr * s->d3r[b][c] / 6));
-        j[c] = s->fid[b][c] + d * (s->d2[b][c] + d * s->d3[b][c] / 2) +
-               s->frd[b][c] + dr * (s->d2r[b][c] + dr * s->d3r[b][c] / 2);
-    }
-}
-
-/* Adds w times the cubic whose value and three derivatives at t are
- * (f0, f1, P2, P3) to a Taylor series (f, f1, f2, f3) about tb. */
-static void add_series(double w, const double f0[3], const double f1_[3], const double P2[3],
-                       const double P3[3], double tb, double t, double f[3], double f1[3],
-                       double f2[3], double f3[3])
-{
-    const double P[4][3] = {{f0[0], f0[1], f0[2]}, {f1_[0], f1_[1], f1_[2]},
-                            {P2[0], P2[1], P2[2]}, {P3[0], P3[1], P3[2]}};
-    add_cubic(w, P, tb, t, f, f1, f2, f3);
 }
 
 void ks_move_pair_terms(sim *s, int k, int nb, const int *idx, const unsigned char *listed,
@@ -295,17 +272,8 @@ void ks_move_pair_terms(sim *s, int k, int nb, const int *idx, const unsigned ch
     const int resolved = ks_pair_perturbed(&s->ks->pair[k]);
     for (int q = 0; q < nb; q++) {
         int b = idx[q], l = listed[q], u = 1 - l;
-        double xb[3], vb[3], ab[3], jb[3], r[3], v[3], A[3], J[3], P2[3], P3[3];
+        double xb[3], vb[3];
         sim_predict_one(s, b, t, xb, vb);
-        force_at(s, b, t, ab, jb);
-        for (int c = 0; c < 3; c++) {
-            r[c] = s->x0[icm][c] - xb[c];
-            v[c] = s->v0[icm][c] - vb[c];
-            A[c] = s->a[icm][c] - ab[c];
-            J[c] = s->j[icm][c] - jb[c];
-        }
-        /* higher derivatives from the c.m.'s smooth motion */
-        pair_d2d3(mc[u], r, v, A, J, P2, P3);
         double fr0[3] = {0, 0, 0}, fr1[3] = {0, 0, 0}, fi0[3] = {0, 0, 0}, fi1[3] = {0, 0, 0};
         ks_add_term(mc[u], xc[u], vc[u], xb, vb, 1.0, fr0, fr1);
         if (resolved) {
@@ -315,8 +283,8 @@ void ks_move_pair_terms(sim *s, int k, int nb, const int *idx, const unsigned ch
             ks_add_term(s->m[icm], s->x0[icm], s->v0[icm], xb, vb, 1.0, fi0, fi1);
             ks_add_term(mc[l], xc[l], vc[l], xb, vb, -1.0, fi0, fi1);
         }
-        add_series(1.0, fi0, fi1, P2, P3, s->t0[b], t, s->fi[b], s->fid[b], s->d2[b], s->d3[b]);
-        add_series(-1.0, fr0, fr1, P2, P3, s->t0r[b], t, s->fr[b], s->frd[b], s->d2r[b], s->d3r[b]);
+        add_line(1.0, fi0, fi1, s->t0[b], t, s->fi[b], s->fid[b]);
+        add_line(-1.0, fr0, fr1, s->t0r[b], t, s->fr[b], s->frd[b]);
     }
 }
 
@@ -589,9 +557,10 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
         free(listed);
         return -1;
     }
-    /* The moved term's higher derivatives follow the c.m.: good for a body
-     * far from the pair next to its size, not for one close to it (a
-     * third body of the encounter), which restarts with new polynomials */
+    /* The move is a line: its curvature, left in the regular series until
+     * the next correctors, is small for a body far from the pair next to
+     * its size; one close to it (a third body of the encounter) restarts
+     * with new polynomials */
     const ks_orbit *o = &kp->o;
     double size = o->h < 0.0 ? fmax(o->r, ks_orbit_semi(o) * (1.0 + ks_orbit_ecc(o)))
                              : fmax(o->r, 2.0 * s->p.rmin);
