@@ -23,8 +23,8 @@ static void missing_module_message(const char *dir)
     io_sh("mkdir -p %s/fake/h5py && echo 'raise ImportError(\"No module named h5py\")' > "
           "%s/fake/h5py/__init__.py", dir, dir);
     static const char *scripts[] = {"plot_radii.py", "plot_energy.py", "plot_collapse.py",
-                                    "plot_snapshot.py"};
-    for (int k = 0; k < 4; k++) {
+                                    "plot_snapshot.py", "plot_massloss.py"};
+    for (int k = 0; k < 5; k++) {
         int rc = io_sh("PYTHONPATH=%s/fake " PYTHON " scripts/%s %s/none", dir, scripts[k], dir);
         CHECK(rc != 0 && strstr(io_out, "h5py") && strstr(io_out, "pip install") &&
                   strstr(io_out, "apt-get install") && !strstr(io_out, "Traceback"),
@@ -87,6 +87,45 @@ int main(void)
     CHECK(rc == 0 && is_png(p), "plot_snapshot.py: the cluster at t = 0.5 (exit %d) %s", rc, io_out);
     rc = io_sh("%s scripts/plot_snapshot.py %s/run/snap.000004.h5 --plane xz -o %s/c2.png", py, dir, dir);
     CHECK(rc == 0, "plot_snapshot.py from one file, x-z plane (exit %d) %s", rc, io_out);
+    /* bound mass in a tidal field: 256 stars of 1 Msun at RBAR 2 pc in the
+     * solar neighbourhood (KZ(14) = 1), snapshots at t = 0, 1, 2 */
+    snprintf(dpath, sizeof dpath, "%s/tide.deck", dir);
+    FILE *f = fopen(dpath, "w");
+    if (f) {
+        fprintf(f, "1 10000.0\n256 1 100 4711 40 1\n0.02 0.03 0.3 1.0 1.0 2.0 2.0D-04 2.0 0.5\n");
+        fprintf(f, "0 1 0 0 1 0 0 0 0 0\n0 0 0 1 0 1 0 0 0 0\n0 0 0 0 0 0 0 0 0 1\n");
+        fprintf(f, "0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n2.0E-04 0.001 0.2 1.0 1.0E-06 0.001\n");
+        fprintf(f, "1.0 1.0 1.0 0 0 0.002 0.0 1.0\n0.5 0.0 0.0 0.0 1.0\n");
+        fclose(f);
+    }
+    rc = io_sh("%s --quiet --out %s/tide %s", NBODY6C_BIN, dir, dpath);
+    CHECK(rc == 0, "a 256-body run in the solar-neighbourhood field to t = 2 (exit %d) %s", rc, io_out);
+    rc = io_sh("%s scripts/plot_massloss.py %s/tide -o %s/massloss.png", py, dir, dir);
+    snprintf(p, sizeof p, "%s/massloss.png", dir);
+    double t0 = -1, fb = -1;
+    int nlines = 0;
+    for (const char *l = io_out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        double tt, tm, fr;
+        int n, nb;
+        if (sscanf(l, "%lf %lf %d %d %lf", &tt, &tm, &n, &nb, &fr) == 5) {
+            if (nlines++ == 0) { t0 = tt; fb = fr; }
+        }
+    }
+    CHECK(rc == 0 && is_png(p) && nlines == 3 && t0 == 0.0 && fb > 0.9 && fb <= 1.0,
+          "plot_massloss.py: bound mass at t = 0, 1, 2, the first within r_J a fraction in (0.9, 1] "
+          "(exit %d, %d lines, %.4f at t = %g) %s", rc, nlines, fb, t0, io_out);
+    rc = io_sh("%s scripts/plot_massloss.py %s/run -o %s/x.png", py, dir, dir);
+    CHECK(rc != 0 && strstr(io_out, "TIDAL(1)"), "plot_massloss.py on an isolated run says it needs the tidal field (exit %d) %s",
+          rc, io_out);
+    /* the fixed point of the bound mass: ten masses of 0.1 at r = 1 .. 10,
+     * TIDAL(1) = 0.002: r_J(1) = 7.94 holds 7 of them, r_J(0.7) = 7.05
+     * holds the same 7 */
+    rc = io_sh("cd scripts && %s -c \"import numpy as np, plot_massloss as p; "
+               "x = np.zeros((10, 3)); x[:, 0] = np.arange(1, 11); "
+               "mb, n = p.bound_mass(x, np.full(10, 0.1), np.zeros(3), 0.002); "
+               "assert abs(mb - 0.7) < 1e-12 and n == 7, (mb, n)\"",
+               io_sh(PYTHON " -c 'import numpy, h5py, matplotlib'") == 0 ? PYTHON : "/usr/bin/python3");
+    CHECK(rc == 0, "plot_massloss.bound_mass: 7 of 10 bodies inside r_J at the fixed point (exit %d) %s", rc, io_out);
     /* the reader module keeps the later line when a restart repeats a time */
     /* (as a library, under the interpreter the scripts ended up with) */
     const char *lib_py = io_sh(PYTHON " -c 'import numpy'") == 0 ? PYTHON : "/usr/bin/python3";
