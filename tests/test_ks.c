@@ -5,10 +5,8 @@
  * the same equations, a scripted three-body encounter that forms a pair and
  * keeps it through the passage (energy jumps at the changes of variables,
  * the whole encounter to 1e-8, the tidal energy booked at the change to the
- * unperturbed model), the move of a component's term from the regular to the
- * irregular series of the bodies that listed only the other at a formation,
- * and a 1k Plummer model with a planted hard binary and the 4k deck run to
- * t = 10. */
+ * unperturbed model), and a 1k Plummer model with a planted hard binary and
+ * the 4k deck run to t = 10. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -619,180 +617,6 @@ static void test_resident_lists(void)
     run_end(b);
 }
 
-/* ---- KS formation: the bodies that listed one of the two ----------------- */
-
-/* The irregular force at t on the body in slot b (at its fifth-order
- * predicted position) over its list, every member a point mass at its
- * third-order predicted position (what GPUIRR sums), except pair k's c.m. when that pair is perturbed: its resolved
- * components instead (ks_irr_correct; k < 0: none), and slots hi, hj at
- * their fifth-order predicted states (the states a formation starts from;
- * < 0: none). */
-static void direct_irregular(const sim *s, int b, double t, int k, int hi, int hj, double f[3])
-{
-    double xb[3], vb[3], jk[3] = {0, 0, 0};
-    ks_predict_slot_high(s, b, t, xb, vb);
-    f[0] = f[1] = f[2] = 0.0;
-    const int *l = sim_list(s, b);
-    for (int q = 0; q < s->nnb[b]; q++) {
-        double xk[3], vk[3];
-        if (k >= 0 && l[q] == s->n + k && ks_pair_perturbed(&s->ks->pair[k])) {
-            const ks_pair *kp = &s->ks->pair[k];
-            ks_add_term(s->m[2 * k], kp->x1, kp->v1, xb, vb, 1.0, f, jk);
-            ks_add_term(s->m[2 * k + 1], kp->x2, kp->v2, xb, vb, 1.0, f, jk);
-            continue;
-        }
-        if (l[q] == hi || l[q] == hj)
-            ks_predict_slot_high(s, l[q], t, xk, vk);
-        else
-            ks_predict_slot(s, l[q], t, xk, vk);
-        ks_add_term(s->m[l[q]], xk, vk, xb, vb, 1.0, f, jk);
-    }
-}
-
-/* Body b's irregular and regular force and jerk at t from its series. */
-static void series_at(const sim *s, int b, double t, double fi[3], double fr[3], double ji[3],
-                      double jr[3])
-{
-    double d = t - s->t0[b], dr = t - s->t0r[b];
-    for (int c = 0; c < 3; c++) {
-        fi[c] = s->fi[b][c] + d * (s->fid[b][c] + d * (s->d2[b][c] / 2 + d * s->d3[b][c] / 6));
-        ji[c] = s->fid[b][c] + d * (s->d2[b][c] + d * s->d3[b][c] / 2);
-        fr[c] = s->fr[b][c] + dr * (s->frd[b][c] + dr * (s->d2r[b][c] / 2 + dr * s->d3r[b][c] / 6));
-        jr[c] = s->frd[b][c] + dr * (s->d2r[b][c] + dr * s->d3r[b][c] / 2);
-    }
-}
-
-static int slot_of_name_any(const sim *s, int name)
-{
-    for (int b = s->ifirst; b < s->ntot; b++)
-        if (s->name[b] == name) return b;
-    return -1;
-}
-
-static double norm3(const double a[3])
-{
-    return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-}
-
-#define SPLIT_MAX 1024
-
-/* A KS pair formed of the heaviest single and its nearest listed single in
- * the power-law 1k model: a body that listed only one of the two now sees
- * the other through the c.m. in its irregular force, while its regular
- * series held it.  The formation moves that term from the one series to
- * the other (ks_move_pair_terms).  Checked, for every such body, at t:
- *  - its irregular series changed as its direct irregular sum over its
- *    lists did (the listed component before, at the state the formation
- *    starts from; the pair, resolved when perturbed, after), to 1e-10 of
- *    the moved term m/r^2: the resolved components differ from those
- *    states by the KS transformation's rounding only (5e-13 measured,
- *    with the heavy listed component 30 times the moved one).  Without the move
- *    the change misses the whole term;
- *  - its total force and jerk are unchanged to 1e-12 where the pair is
- *    perturbed; unperturbed, the c.m. point's tidal error is the change:
- *    at most sum_k m_k d_k^2 * 7.5/(r - d)^4 (the dipoles cancel about the
- *    c.m.; 1/2 |grad^2 F| <= 7.5 m/rho^4 along the segment). */
-static void test_formation_split_lists(void)
-{
-    char err[1024];
-    run_options o = quiet_cpu_options();
-    sim *s = start_deck_run("input/plummer-imf-1024-t200.deck", &o, 0, NULL, NULL, err, sizeof err);
-    CHECK(s != NULL, "start the power-law 1k model %s", s ? "" : err);
-    if (!s) return;
-    int ok = run_advance(s, 0.125, err, sizeof err) == 0;
-    CHECK(ok, "power-law 1k model to t = 0.125 %s", ok ? "" : err);
-    if (!ok) { run_end(s); return; }
-    double t = s->time;
-    int i = -1, j = -1;
-    for (int b = s->ifirst; b < s->n; b++)
-        if (s->nnb[b] > 0 && (i < 0 || s->m[b] > s->m[i])) i = b;
-    double best = INFINITY, xl[2][3], vl[2][3];
-    ks_predict_slot(s, i, t, xl[0], vl[0]);
-    for (int q = 0; q < s->nnb[i]; q++) {
-        int k = sim_list(s, i)[q];
-        if (k >= s->n) continue;
-        double xk[3], vk[3], r[3];
-        ks_predict_slot(s, k, t, xk, vk);
-        for (int c = 0; c < 3; c++) r[c] = xk[c] - xl[0][c];
-        if (norm3(r) < best) { best = norm3(r); j = k; }
-    }
-    if (j < 0) { SKIP("no single on the heaviest star's list"); run_end(s); return; }
-    int name_i = s->name[i], name_j = s->name[j];
-    double mc[2] = {s->m[i], s->m[j]};
-    ks_predict_slot(s, j, t, xl[1], vl[1]);
-    /* the bodies that list exactly one of the two, before */
-    int ns = 0, name[SPLIT_MAX], listed[SPLIT_MAX], between[SPLIT_MAX], moved = 0;
-    double fi0[SPLIT_MAX][3], fr0[SPLIT_MAX][3], ji0[SPLIT_MAX][3], jr0[SPLIT_MAX][3], dir0[SPLIT_MAX][3];
-    for (int b = s->ifirst; b < s->ntot && ns < SPLIT_MAX; b++) {
-        if (b == i || b == j) continue;
-        int hi = 0, hj = 0;
-        for (int q = 0; q < s->nnb[b]; q++) {
-            hi += sim_list(s, b)[q] == i;
-            hj += sim_list(s, b)[q] == j;
-        }
-        if (hi == hj) continue;
-        name[ns] = s->name[b];
-        listed[ns] = hi ? 0 : 1;
-        between[ns] = s->t0[b] != t || s->t0r[b] != t;
-        series_at(s, b, t, fi0[ns], fr0[ns], ji0[ns], jr0[ns]);
-        direct_irregular(s, b, t, -1, i, j, dir0[ns]);
-        ns++;
-    }
-    if (ks_form(s, i, j, t, err, sizeof err)) {
-        CHECK(0, "KS formation of names %d, %d: %s", name_i, name_j, err);
-        run_end(s);
-        return;
-    }
-    int k = s->npairs - 1, C = s->n + k, resolved = ks_pair_perturbed(&s->ks->pair[k]), nnear = 0;
-    const ks_orbit *ko = &s->ks->pair[k].o;
-    double size = ko->h < 0.0 ? fmax(ko->r, ks_orbit_semi(ko) * (1.0 + ks_orbit_ecc(ko)))
-                              : fmax(ko->r, 2.0 * s->p.rmin);
-    double worst_irr = 0.0, worst_total = 0.0;
-    for (int q = 0; q < ns; q++) {
-        int b = slot_of_name_any(s, name[q]);
-        double fi[3], fr[3], ji[3], jr[3], dir[3], da[3], dj[3], dirr[3], xb[3], vb[3], r[3];
-        series_at(s, b, t, fi, fr, ji, jr);
-        direct_irregular(s, b, t, k, -1, -1, dir);
-        ks_predict_slot(s, b, t, xb, vb);
-        for (int c = 0; c < 3; c++) {
-            da[c] = (fi[c] + fr[c]) - (fi0[q][c] + fr0[q][c]);
-            dj[c] = (ji[c] + jr[c]) - (ji0[q][c] + jr0[q][c]);
-            dirr[c] = (fi[c] - fi0[q][c]) - (dir[c] - dir0[q][c]);
-            r[c] = s->x0[C][c] - xb[c];
-        }
-        if (norm3(r) < KS_MOVE_MIN_DIST * size) { /* restarted instead */
-            nnear++;
-            continue;
-        }
-        moved += between[q];
-        double rr = norm3(r), mmiss = mc[1 - listed[q]];
-        worst_irr = fmax(worst_irr, norm3(dirr) / (mmiss / (rr * rr)));
-        double a = norm3(fi) + norm3(fr), jk = norm3(ji) + norm3(jr), bound;
-        if (resolved) {
-            bound = 1e-12 * a;
-        } else {
-            double quad = 0.0, dmax = 0.0;
-            for (int m = 0; m < 2; m++) {
-                double d[3] = {xl[m][0] - s->x0[C][0], xl[m][1] - s->x0[C][1], xl[m][2] - s->x0[C][2]};
-                quad += mc[m] * norm3(d) * norm3(d);
-                dmax = fmax(dmax, norm3(d));
-            }
-            bound = 1e-12 * a + 7.5 * quad / pow(rr - dmax, 4);
-        }
-        worst_total = fmax(worst_total, norm3(da) / bound);
-        if (resolved) worst_total = fmax(worst_total, norm3(dj) / (1e-12 * jk));
-    }
-    printf("# formation of names %d (m %.3g) and %d (m %.3g) at t = %g, %s, size %.2e: %d bodies listed one of them (%d near: restarted; %d far between their steps)\n",
-           name_i, mc[0], name_j, mc[1], t, resolved ? "perturbed" : "unperturbed", size, ns, nnear, moved);
-    CHECK(ns - nnear > 0 && moved > 0, "bodies listed one component (%d, %d of them far from the pair), some of those between their steps (%d)",
-          ns, ns - nnear, moved);
-    CHECK(worst_irr < 1e-10, "their irregular series changed as their direct irregular sums did: largest difference %.1e of the moved term (< 1e-10)",
-          worst_irr);
-    CHECK(worst_total <= 1.0, "their total force%s unchanged but for the c.m. point's tidal error: largest change %.2g of the bound",
-          resolved ? " and jerk" : "", worst_total);
-    run_end(s);
-}
-
 int main(void)
 {
     rng st;
@@ -802,7 +626,6 @@ int main(void)
     test_perturbed(&st);
     test_encounter();
     test_planted_binary();
-    test_formation_split_lists();
     test_resident_lists();
     test_deck_4k();
     return check_done();

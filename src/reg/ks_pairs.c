@@ -249,45 +249,6 @@ void ks_restart_state(sim *s, int nb, const int *idx, double t)
     }
 }
 
-/* Adds w times the line through value f0 and slope f1 at t to a force
- * series (f, f1) about tb.  A line is what the Hermite correctors cannot
- * see: its AT3 and BT2 vanish, so moving one between the irregular and the
- * regular series changes neither corrector's position correction; it keeps
- * both series consistent with their own forces at t. */
-static void add_line(double w, const double f0[3], const double f1_[3], double tb, double t,
-                     double f[3], double f1[3])
-{
-    double d = tb - t;
-    for (int c = 0; c < 3; c++) {
-        f[c] += w * (f0[c] + d * f1_[c]);
-        f1[c] += w * f1_[c];
-    }
-}
-
-void ks_move_pair_terms(sim *s, int k, int nb, const int *idx, const unsigned char *listed,
-                        const double xc[2][3], const double vc[2][3], double t)
-{
-    const int icm = s->n + k;
-    const double mc[2] = {s->m[2 * k], s->m[2 * k + 1]};
-    const int resolved = ks_pair_perturbed(&s->ks->pair[k]);
-    for (int q = 0; q < nb; q++) {
-        int b = idx[q], l = listed[q], u = 1 - l;
-        double xb[3], vb[3];
-        sim_predict_one(s, b, t, xb, vb);
-        double fr0[3] = {0, 0, 0}, fr1[3] = {0, 0, 0}, fi0[3] = {0, 0, 0}, fi1[3] = {0, 0, 0};
-        ks_add_term(mc[u], xc[u], vc[u], xb, vb, 1.0, fr0, fr1);
-        if (resolved) {
-            memcpy(fi0, fr0, sizeof fi0);
-            memcpy(fi1, fr1, sizeof fi1);
-        } else {
-            ks_add_term(s->m[icm], s->x0[icm], s->v0[icm], xb, vb, 1.0, fi0, fi1);
-            ks_add_term(mc[l], xc[l], vc[l], xb, vb, -1.0, fi0, fi1);
-        }
-        add_line(1.0, fi0, fi1, s->t0[b], t, s->fi[b], s->fid[b]);
-        add_line(-1.0, fr0, fr1, s->t0r[b], t, s->fr[b], s->frd[b]);
-    }
-}
-
 void ks_make_ghost(sim *s, int g, double t)
 {
     s->m[g] = 0.0;
@@ -491,27 +452,12 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
 #pragma omp parallel for schedule(static)
     for (int b = s->ifirst; b < s->ntot; b++) {
         const int *l = sim_list(s, b);
-        int hi = 0, hj = 0;
-        for (int q = 0; q < s->nnb[b]; q++) {
-            hi += l[q] == i;
-            hj += l[q] == j;
-        }
-        /* 1: lists i only, 2: j only */
-        mark[b] = b == i || b == j || hi == hj ? 0 : hi ? 1 : 2;
-    }
-    unsigned char *listed = malloc((size_t)(s->ntot - s->ifirst));
-    if (!listed) {
-        free(split);
-        snprintf(err, errlen, "out of memory at a KS formation");
-        return -1;
+        int hits = 0;
+        for (int q = 0; q < s->nnb[b]; q++) hits += (l[q] == i) + (l[q] == j);
+        mark[b] = b != i && b != j && hits == 1;
     }
     for (int b = s->ifirst; b < s->ntot; b++)
-        if (mark[b]) {
-            listed[nsplit] = (unsigned char)(mark[b] - 1); /* component 0 (i) or 1 (j) */
-            split[nsplit++] = b;
-        }
-    const double xc[2][3] = {{xi[0], xi[1], xi[2]}, {xj[0], xj[1], xj[2]}};
-    const double vc[2][3] = {{vi[0], vi[1], vi[2]}, {vj[0], vj[1], vj[2]}};
+        if (mark[b]) split[nsplit++] = b;
     int *map = ks->map, *inv = ks->map + s->cap;
     ks_labels_reset(s, map, inv);
     int A = s->ifirst, B = s->ifirst + 1, k = s->npairs, C = s->n + k;
@@ -520,7 +466,6 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
 
     if (ks_pair_init(s, k, t, err, errlen)) {
         free(split);
-        free(listed);
         return -1;
     }
     double m1 = s->m[A], m2 = s->m[B], M = m1 + m2, mu = m1 * m2 / M;
@@ -545,45 +490,22 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     s->ifirst += 2;
     s->ntot++;
     ks_relabel_all(s, map, -1, -1, -1, NULL); /* merging two labels cannot fill a list */
-    /* A body that had only one of the two on its list now gets the other
-     * one through the c.m. in its irregular force while its regular
-     * polynomial still holds it: that term moves from the one to the other
-     * (O(1) a body; new polynomials by full sums cost O(N) a body, and a
-     * heavy star is on the lists of bodies out to sqrt(m/<m>) RS) */
+    /* A body that had only one of the two on its list would now get the
+     * other one through the c.m. in its irregular force while its regular
+     * polynomial still holds it: it restarts at t (state from its high-order
+     * prediction) with new polynomials, like the c.m. */
     int *idx = malloc(sizeof(int) * (nsplit + 1));
     if (!idx) {
         snprintf(err, errlen, "out of memory at a KS formation");
         free(split);
-        free(listed);
         return -1;
     }
-    /* The move is a line: its curvature, left in the regular series until
-     * the next correctors, is small for a body far from the pair next to
-     * its size; one close to it (a third body of the encounter) restarts
-     * with new polynomials */
-    const ks_orbit *o = &kp->o;
-    double size = o->h < 0.0 ? fmax(o->r, ks_orbit_semi(o) * (1.0 + ks_orbit_ecc(o)))
-                             : fmax(o->r, 2.0 * s->p.rmin);
-    int nnear = 0, nfar = 0;
-    for (int q = 0; q < nsplit; q++) {
-        int b = map[split[q]];
-        double xb[3], vb[3];
-        sim_predict_one(s, b, t, xb, vb);
-        double d[3] = {xb[0] - s->x0[C][0], xb[1] - s->x0[C][1], xb[2] - s->x0[C][2]};
-        if (dot3(d, d) < KS_MOVE_MIN_DIST * KS_MOVE_MIN_DIST * size * size) {
-            idx[1 + nnear++] = b;
-        } else {
-            split[nfar] = b; /* (q >= nfar: read before written) */
-            listed[nfar++] = listed[q];
-        }
-    }
     idx[0] = C;
-    ks_restart_state(s, nnear, idx + 1, t);
-    int rc = ks_init_bodies(s, 1 + nnear, idx, t, C, err, errlen);
-    if (!rc) ks_move_pair_terms(s, k, nfar, split, listed, xc, vc, t);
+    for (int q = 0; q < nsplit; q++) idx[q + 1] = map[split[q]];
+    ks_restart_state(s, nsplit, idx + 1, t);
+    int rc = ks_init_bodies(s, nsplit + 1, idx, t, C, err, errlen);
     free(idx);
     free(split);
-    free(listed);
     if (rc) return -1;
     ks->formed++;
     return 0;

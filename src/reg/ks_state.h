@@ -155,31 +155,6 @@ int ks_pair_init(sim *s, int k, double t, char *err, size_t errlen);
 void ks_note_event(sim *s, int kind, double t, int name1, int name2, double local, double e0,
                    double a, double e, double g);
 
-/* Bodies idx[q] that listed one component of the new pair k (listed[q]:
- * 0 or 1; the components' states at t in xc, vc; the c.m.'s state, force
- * and jerk at t set) and not the other: their irregular force now sees the
- * other through the c.m. while their regular series still holds it.  The
- * other's term at t leaves the regular series; the irregular series gains
- * what the irregular force gained at t (the other component when the pair
- * is perturbed and resolved in it, else the c.m. point less the listed
- * component), so that each series starts consistent with its own force;
- * the total changes by the c.m. point's tidal error only.  What moves is
- * the term's value and slope at t, a line: the series' second and third
- * derivatives stay (their sum, the prediction, is the same either way; the
- * next correctors make them anew).  Moving the term's curvature too, taken
- * from the c.m.'s motion, went wrong where a close perturber gave the new
- * c.m. a jerk of 1e8: extrapolated back over a regular step that cubic was
- * 100 times the regular force (cc-plummer-2048, NRAND 4711, t = 322.77). */
-void ks_move_pair_terms(sim *s, int k, int nb, const int *idx, const unsigned char *listed,
-                        const double xc[2][3], const double vc[2][3], double t);
-
-/* ks_form moves the term for the bodies farther from the new pair than
- * this many pair sizes (its apocentre, or its separation if larger or
- * unbound: 2 RMIN at least); nearer ones restart with new polynomials (a
- * third body of the encounter: the term's curvature, left in the wrong
- * series until the next correctors, is large there). */
-#define KS_MOVE_MIN_DIST 20.0
-
 /* Bodies idx[0..nb) start again at t from their high-order predicted state. */
 void ks_restart_state(sim *s, int nb, const int *idx, double t);
 /* Does the ascending list l of n entries hold x? */
