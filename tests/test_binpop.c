@@ -698,10 +698,12 @@ int main(void)
     test_kroupa_periods(seed);
     test_file_pairs();
     /* RMIN 3e-3: every binary starts as a KS pair (measured |dE/E| 5e-10 to
-     * 7e-8 over ten seeds); RMIN 1e-3: a quarter start as two singles, whose
-     * direct integration until the KS search takes them costs more (2e-9 to
-     * 3e-7).  A start with a wrong pair state is off by 1e-3 or more. */
-    test_run(seed, 3e-3, 3e-7, 0, "all binaries in KS");
+     * 7e-8 over ten seeds; seed 28509133092, where one pair ends during the
+     * run, 6.45e-7: bound 2e-6, 3 times that, as for the cases below); RMIN
+     * 1e-3: a quarter start as two singles, whose direct integration until
+     * the KS search takes them costs more (2e-9 to 3e-7).  A start with a
+     * wrong pair state is off by 1e-3 or more. */
+    test_run(seed, 3e-3, 2e-6, 0, "all binaries in KS");
     test_run(seed, 1e-3, 2e-6, 0, "wide binaries single");
     test_imf_pairs(seed);
     /* Kroupa 0.08-100 Msun: 12 seeds gave |dE/E| 4e-9 to 4e-8; seed
