@@ -90,14 +90,10 @@ int main(void)
     /* bound mass in a tidal field: 256 stars of 1 Msun at RBAR 2 pc in the
      * solar neighbourhood (KZ(14) = 1), snapshots at t = 0, 1, 2 */
     snprintf(dpath, sizeof dpath, "%s/tide.deck", dir);
-    FILE *f = fopen(dpath, "w");
-    if (f) {
-        fprintf(f, "1 10000.0\n256 1 100 4711 40 1\n0.02 0.03 0.3 1.0 1.0 2.0 2.0D-04 2.0 0.5\n");
-        fprintf(f, "0 1 0 0 1 0 0 0 0 0\n0 0 0 1 0 1 0 0 0 0\n0 0 0 0 0 0 0 0 0 1\n");
-        fprintf(f, "0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n2.0E-04 0.001 0.2 1.0 1.0E-06 0.001\n");
-        fprintf(f, "1.0 1.0 1.0 0 0 0.002 0.0 1.0\n0.5 0.0 0.0 0.0 1.0\n");
-        fclose(f);
-    }
+    io_write(dpath, "1 10000.0\n256 1 100 4711 40 1\n0.02 0.03 0.3 1.0 1.0 2.0 2.0D-04 2.0 0.5\n"
+                    "0 1 0 0 1 0 0 0 0 0\n0 0 0 1 0 1 0 0 0 0\n0 0 0 0 0 0 0 0 0 1\n"
+                    "0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n2.0E-04 0.001 0.2 1.0 1.0E-06 0.001\n"
+                    "1.0 1.0 1.0 0 0 0.002 0.0 1.0\n0.5 0.0 0.0 0.0 1.0\n");
     rc = io_sh("%s --quiet --out %s/tide %s", NBODY6C_BIN, dir, dpath);
     CHECK(rc == 0, "a 256-body run in the solar-neighbourhood field to t = 2 (exit %d) %s", rc, io_out);
     rc = io_sh("%s scripts/plot_massloss.py %s/tide -o %s/massloss.png", py, dir, dir);
