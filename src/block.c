@@ -321,6 +321,7 @@ static void correct_regular(sim *s, block_scratch *b, int q, double t, double rs
         dot3(s->fi[i], s->fi[i]) > 1e6 * dot3(b->ar[q], b->ar[q])) {
         list_change_force(s, i, t, sim_list(s, i), s->nnb[i], b->lists + (size_t)q * s->nbmax,
                           b->nnbn[q], df, dj);
+        ks_partial_shift(s, i, t, df, dj); /* an old list's c.m. that held one component */
     } else {
         for (int c = 0; c < 3; c++) {
             df[c] = b->ai2[q][c] - s->fi[i][c];
@@ -340,6 +341,7 @@ static void correct_regular(sim *s, block_scratch *b, int q, double t, double rs
     memcpy(s->fr[i], b->ar[q], sizeof(vec3));
     memcpy(s->frd[i], b->jr[q], sizeof(vec3));
     s->t0r[i] = t;
+    ks_partial_drop(s, i); /* the new list holds every c.m. whole */
     s->nnb[i] = b->nnbn[q];
     memcpy(sim_list(s, i), b->lists + (size_t)q * s->nbmax, sizeof(int) * b->nnbn[q]);
     for (int c = 0; c < 3; c++) {
@@ -492,7 +494,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     int rc = gpu_irr ? irregular_force_gpu(s, b->nact, b->act, b->xg, b->vg, b->ai, b->ji, err, errlen)
                      : irregular_force(s, b->nact, b->act, b->ai, b->ji, err, errlen);
     if (rc == 0 && ks_corr) /* KS: components of perturbed pairs, old lists */
-        ks_irr_correct(s, b->nact, b->act, b->lp, b->nnb0, b->ai, b->ji);
+        ks_irr_correct(s, b->nact, b->act, b->lp, b->nnb0, 1, b->ai, b->ji);
     ph[PH_FIRR] = prof_lap(&w);
     if (rc) return -1;
 
@@ -531,7 +533,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
             rc = irregular_force(s, b->nreg, ri, b->ai2, b->ji2, err, errlen);
         }
         if (ks_corr) /* KS: the same corrections with the new lists */
-            ks_irr_correct(s, b->nreg, ri, b->lp, b->nnbn, b->ai2, b->ji2);
+            ks_irr_correct(s, b->nreg, ri, b->lp, b->nnbn, 0, b->ai2, b->ji2);
         for (int q = 0; q < b->nreg; q++) s->nnb[ri[q]] = b->nnb0[q];
         if (rc) return -1;
         double rsfac = nbradius_rsfac(s);

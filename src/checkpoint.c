@@ -243,6 +243,27 @@ static void encode_merge(wbuf *w, const sim *s)
     sec_end(w, at);
 }
 
+/* The one-component list entries (ks_state.h, ks_partial.c), live ones
+ * only; required while any exists (a reader without them would take those
+ * c.m. bodies whole and count the other component twice). */
+static void encode_partial(wbuf *w, const sim *s)
+{
+    const ks_state *k = s->ks;
+    int64_t live = 0;
+    for (int e = 0; e < k->npart; e++) live += k->part[e].cm >= 0;
+    size_t at = sec_begin(w, "KSPT", live > 0 ? SEC_REQUIRED : 0);
+    put_i64(w, k->partial_made);
+    put_i64(w, k->partial_flushed);
+    put_i64(w, live);
+    for (int e = 0; e < k->npart; e++) {
+        if (k->part[e].cm < 0) continue;
+        put_i64(w, k->part[e].holder);
+        put_i64(w, k->part[e].cm);
+        put_i64(w, k->part[e].comp);
+    }
+    sec_end(w, at);
+}
+
 /* The energy ledger (ledger.h), optional: a file without it, or from a build
  * with another ledger layout, starts the ledger afresh. */
 static void encode_ledger(wbuf *w, const sim *s)
@@ -276,7 +297,7 @@ unsigned char *checkpoint_encode(const sim *s, const deck *dk, const run_state *
     put_u32(&w, CHECKPOINT_VERSION);
     put_u32(&w, BOM);
     put_u32(&w, HEADER_SIZE);
-    put_u32(&w, s->ks ? 11 : 8); /* sections */
+    put_u32(&w, s->ks ? 12 : 8); /* sections */
     put_i64(&w, 0); /* file length, set below */
     encode_deck(&w, dk);
     encode_sim(&w, s);
@@ -284,6 +305,7 @@ unsigned char *checkpoint_encode(const sim *s, const deck *dk, const run_state *
     if (s->ks) encode_ks(&w, s);
     if (s->ks) encode_chain(&w, s);
     if (s->ks) encode_merge(&w, s);
+    if (s->ks) encode_partial(&w, s);
     encode_ledger(&w, s);
     encode_external(&w, s);
     put(&w, CHECKPOINT_TRAILER, 8);
@@ -390,6 +412,25 @@ static int decode_merge(rbuf *r, sim *s)
     if (nm < 0 || nm > k->cap) return -1;
     k->nmerge = (int)nm;
     get(r, k->mg, sizeof(ks_merger) * (size_t)nm);
+    return r->bad || r->pos != r->len ? -1 : 0;
+}
+
+static int decode_partial(rbuf *r, sim *s)
+{
+    ks_state *k = s->ks;
+    k->partial_made = get_i64(r);
+    k->partial_flushed = get_i64(r);
+    int64_t n = get_i64(r);
+    if (r->bad || n < 0 || n > (int64_t)s->cap * s->nbmax) return -1;
+    for (int64_t e = 0; e < n; e++) {
+        int64_t h = get_i64(r), cm = get_i64(r), comp = get_i64(r);
+        if (r->bad || h < s->ifirst || h >= s->n || cm < s->n || cm >= s->ntot || (comp != 0 && comp != 1) ||
+            !ks_sorted_has(sim_list(s, (int)h), s->nnb[h], (int)cm))
+            return -1;
+        if (ks_partial_add(k, (int)h, (int)cm, (int)comp)) return -1;
+        k->partial_made--; /* counted above */
+    }
+    ks_partial_index(s);
     return r->bad || r->pos != r->len ? -1 : 0;
 }
 
@@ -614,8 +655,8 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
         }
         int known = 0;
         const char *tags[] = {"DECK", "PARM", "SIMS", "BODY", "LIST", "RUNS", "KSST", "LEDG", "CHST",
-                              "MGST", "XTRN"};
-        for (int q = 0; q < 11; q++) known |= !memcmp(tag, tags[q], 4);
+                              "MGST", "XTRN", "KSPT"};
+        for (int q = 0; q < (int)(sizeof tags / sizeof tags[0]); q++) known |= !memcmp(tag, tags[q], 4);
         if (known && ns < 32) {
             memcpy(sec[ns].tag, tag, 4);
             sec[ns].tag[4] = '\0';
@@ -708,6 +749,8 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
     if (krc == 0 && chs >= 0) krc = decode_chain(&sec[chs].body, s);
     int mgs = find_section(sec, ns, "MGST");
     if (krc == 0 && mgs >= 0) krc = decode_merge(&sec[mgs].body, s);
+    int pts = find_section(sec, ns, "KSPT");
+    if (krc == 0 && pts >= 0) krc = decode_partial(&sec[pts].body, s);
     if (krc) {
         snprintf(err, errlen, krc == -2 ? "%s: refused: its KS records come from a build with another "
                  "KS layout" : "%s: refused: the KS section is malformed or missing", name);

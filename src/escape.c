@@ -246,6 +246,11 @@ int escape_remove(sim *s, escape_record *rec, int maxrec, char *err, size_t errl
         if (ne < 0) snprintf(err, errlen, "out of memory looking for escapers");
         return ne;
     }
+    /* one-component list entries end before slots move (ks_partial.c) */
+    if (ks_partial_flush(s, s->time, err, errlen)) {
+        free(sys);
+        return -1;
+    }
     int nrec = 0;
     for (int q = 0; q < ne; q++) {
         /* one record per star, with its share of the system's energy (so

@@ -118,7 +118,7 @@ static void primordial_corrections(sim *s, int nb, const int *idx, vec3 *fi, vec
             lp[k] = sim_list(s, idx[k]);
             nnb[k] = s->nnb[idx[k]];
         }
-        ks_irr_correct(s, nb, idx, lp, nnb, fi, fid);
+        ks_irr_correct(s, nb, idx, lp, nnb, 0, fi, fid);
     }
     free(lp);
     free(nnb);

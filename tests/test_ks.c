@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "block.h"
+#include "forces.h"
+#include "predict.h"
 #include "check.h"
 #include "ks.h"
 #include "ks_integrate.h"
@@ -617,6 +619,181 @@ static void test_resident_lists(void)
     run_end(b);
 }
 
+/* ---- one-component list entries at a formation (ks_partial.c) ------------ */
+
+/* The force the block step would give body b at t (b between steps): the
+ * irregular sum over its current list with the KS corrections, plus its
+ * regular polynomial at t. */
+static void integrator_force(sim *s, int b, double t, double f[3])
+{
+    char err[256];
+    vec3 a = {0, 0, 0}, jk = {0, 0, 0};
+    predict3(t - s->t0[b], s->x0[b], s->v0[b], s->a[b], s->j[b], s->x[b], s->v[b]);
+    s->tpred[b] = t;
+    gpuirr_pred_act(s->irr, 1, &b, t);
+    s->block_forces = 1;
+    if (irregular_force(s, 1, &b, &a, &jk, err, sizeof err)) printf("# %s\n", err);
+    const int *lp = sim_list(s, b);
+    int nn = s->nnb[b];
+    ks_irr_correct(s, 1, &b, &lp, &nn, 1, &a, &jk);
+    s->block_forces = 0;
+    double dt = t - s->t0r[b];
+    for (int c = 0; c < 3; c++)
+        f[c] = a[c] + s->fr[b][c] +
+               dt * (s->frd[b][c] + dt * (0.5 * s->d2r[b][c] + dt * s->d3r[b][c] / 6.0));
+}
+
+static void add_point(double m, const double xs[3], const double x[3], double sign, double f[3])
+{
+    double d[3] = {xs[0] - x[0], xs[1] - x[1], xs[2] - x[2]};
+    double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], w = sign * m / (r2 * sqrt(r2));
+    for (int c = 0; c < 3; c++) f[c] += w * d[c];
+}
+
+static int lists_one_of(const sim *s, int b, int i, int j)
+{
+    const int *l = sim_list(s, b);
+    int h = 0;
+    for (int q = 0; q < s->nnb[b]; q++) h += (l[q] == i) + (l[q] == j);
+    return h == 1;
+}
+
+enum { PMAX = 64 };
+
+/* A formation leaves the bodies that listed one component (holders) as
+ * they were: their force at the formation time changes only by that
+ * component's move from its Hermite prediction to its resolved KS state,
+ * their regular polynomials not at all; a termination right after gives
+ * them the component back as a single at the same state.  The old way
+ * (new polynomials by full sums) changes the force by the regular series'
+ * extrapolation error, ~1e-6 of it. */
+static void test_partial_entries(void)
+{
+    char err[1024];
+    run_options o = quiet_cpu_options(); /* GPUIRR scalar: double sums in list order */
+    diag d0;
+    sim *s = start_deck_run("input/plummer-eq-1024-t2.deck", &o, 0, NULL, &d0, err, sizeof err);
+    int ok = s && run_advance(s, 0.25, err, sizeof err) == 0;
+    CHECK(ok, "1k model to t = 0.25 %s", ok ? "" : err);
+    if (!ok) {
+        run_end(s);
+        return;
+    }
+    double T = s->time;
+    /* the single with the most holders for its nearest single neighbour */
+    int bi = -1, bj = -1, best = 0;
+    for (int i = s->ifirst; i < s->n && i < s->ifirst + 200; i++) {
+        int j = -1;
+        double dmin = INFINITY;
+        for (int q = 0; q < s->nnb[i]; q++) {
+            int c = sim_list(s, i)[q];
+            if (c < s->ifirst || c >= s->n) continue;
+            double d = dist3(s->x0[c], s->x0[i]);
+            if (d < dmin) { dmin = d; j = c; }
+        }
+        if (j < 0) continue;
+        int nh = 0;
+        for (int b = s->ifirst; b < s->n; b++) nh += b != i && b != j && lists_one_of(s, b, i, j);
+        if (nh > best && nh <= PMAX) { best = nh; bi = i; bj = j; }
+    }
+    CHECK(best >= 3, "a pair of singles with bodies listing only one of them (%d)", best);
+    if (best < 3) {
+        run_end(s);
+        return;
+    }
+    int hname[PMAX], has_i[PMAX], nh = 0, iname = s->name[bi], jname = s->name[bj];
+    double fb[PMAX][3], regs[PMAX][12], xp[2][3], vp[3];
+    predict3(T - s->t0[bi], s->x0[bi], s->v0[bi], s->a[bi], s->j[bi], xp[0], vp);
+    predict3(T - s->t0[bj], s->x0[bj], s->v0[bj], s->a[bj], s->j[bj], xp[1], vp);
+    for (int b = s->ifirst; b < s->n; b++) {
+        if (b == bi || b == bj || !lists_one_of(s, b, bi, bj)) continue;
+        integrator_force(s, b, T, fb[nh]);
+        memcpy(regs[nh], s->fr[b], sizeof(vec3));
+        memcpy(regs[nh] + 3, s->frd[b], sizeof(vec3));
+        memcpy(regs[nh] + 6, s->d2r[b], sizeof(vec3));
+        memcpy(regs[nh] + 9, s->d3r[b], sizeof(vec3));
+        has_i[nh] = ks_sorted_has(sim_list(s, b), s->nnb[b], bi);
+        hname[nh++] = s->name[b];
+    }
+    int64_t made0 = s->ks->partial_made;
+    ok = ks_form(s, bi, bj, T, err, sizeof err) == 0;
+    CHECK(ok, "pair formed at t = %g %s", T, ok ? "" : err);
+    if (!ok) {
+        run_end(s);
+        return;
+    }
+    int k = s->npairs - 1, C = s->n + k;
+    CHECK(s->ks->partial_made - made0 == nh, "one entry per holder (%lld made for %d holders)",
+          (long long)(s->ks->partial_made - made0), nh);
+    /* the components resolved at T, as the pair holds them */
+    double q[3], qd[3], m1 = s->m[2 * k], m2 = s->m[2 * k + 1], M = m1 + m2, xr[2][3];
+    ks_orbit_predict(&s->ks->pair[k].o, T, q, qd);
+    for (int c = 0; c < 3; c++) {
+        xr[0][c] = s->x0[C][c] + m2 / M * q[c];
+        xr[1][c] = s->x0[C][c] - m1 / M * q[c];
+    }
+    int ci = s->name[2 * k] == iname ? 0 : 1; /* i's component */
+    double worst = 0.0, other = INFINITY, worst_reg = 0.0, fa[PMAX][3];
+    int entries_ok = 1;
+    for (int h = 0; h < nh; h++) {
+        int b = ks_slot_of_name(s, hname[h]);
+        int want = has_i[h] ? ci : 1 - ci, p = has_i[h] ? 0 : 1; /* its component; p: before */
+        entries_ok &= ks_partial_comp(s, b, C) == want && ks_sorted_has(sim_list(s, b), s->nnb[b], C);
+        for (int c = 0; c < 12; c++) {
+            const double *now = c < 3 ? s->fr[b] : c < 6 ? s->frd[b] : c < 9 ? s->d2r[b] : s->d3r[b];
+            worst_reg = fmax(worst_reg, fabs(now[c % 3] - regs[h][c]));
+        }
+        integrator_force(s, b, T, fa[h]);
+        /* expected change: the listed component's term, from its Hermite
+         * prediction to its resolved state (ks_form starts the pair from a
+         * high-order prediction) */
+        double xb[3], vb[3], dexp[3] = {0, 0, 0}, fo[3] = {0, 0, 0};
+        predict3(T - s->t0[b], s->x0[b], s->v0[b], s->a[b], s->j[b], xb, vb);
+        add_point(s->m[2 * k + want], xr[want], xb, 1.0, dexp);
+        add_point(s->m[2 * k + want], xp[p], xb, -1.0, dexp);
+        add_point(s->m[2 * k + 1 - want], xr[1 - want], xb, 1.0, fo);
+        double e = 0.0, fn = 0.0, on = 0.0;
+        for (int c = 0; c < 3; c++) {
+            double d = fa[h][c] - fb[h][c] - dexp[c];
+            e += d * d;
+            fn += fb[h][c] * fb[h][c];
+            on += fo[c] * fo[c];
+        }
+        worst = fmax(worst, sqrt(e / fn));
+        other = fmin(other, sqrt(on / fn)); /* what taking the c.m. whole would add */
+    }
+    printf("# partial entries: %d holders of pair (%d, %d) at t = %g; force change beyond the component's "
+           "move %.2e of |F|; the other component's term >= %.2e of |F|\n",
+           nh, s->name[2 * k], s->name[2 * k + 1], T, worst, other);
+    CHECK(entries_ok, "each holder lists the c.m. and keeps the component it listed");
+    CHECK(worst_reg == 0.0, "the holders' regular polynomials are untouched");
+    /* double sums over the same list in another order: rounding ~1e-16 per
+     * term; the bound leaves 1e4 for the sums' length and cancellation */
+    CHECK(worst < 1e-12 && other > 1e3 * worst,
+          "holders' force continuous at the formation: %.2e of |F| < 1e-12 (the c.m. taken whole: >= %.2e)",
+          worst, other);
+    /* the termination hands the component back */
+    ok = ks_terminate(s, k, T, err, sizeof err) == 0;
+    CHECK(ok, "pair ended at once %s", ok ? "" : err);
+    double wt = 0.0;
+    int back = 1;
+    for (int h = 0; ok && h < nh; h++) {
+        int b = ks_slot_of_name(s, hname[h]);
+        int comp = ks_slot_of_name(s, has_i[h] ? iname : jname);
+        back &= comp >= 0 && ks_sorted_has(sim_list(s, b), s->nnb[b], comp) && ks_partial_comp(s, b, C) < 0;
+        double ft[3], e = 0.0, fn = 0.0;
+        integrator_force(s, b, T, ft);
+        for (int c = 0; c < 3; c++) {
+            e += (ft[c] - fa[h][c]) * (ft[c] - fa[h][c]);
+            fn += fa[h][c] * fa[h][c];
+        }
+        wt = fmax(wt, sqrt(e / fn));
+    }
+    CHECK(back && s->ks->npart == 0, "after the termination each holder lists its component again, no entry left");
+    CHECK(wt < 1e-12, "holders' force continuous at the termination: %.2e of |F| < 1e-12", wt);
+    run_end(s);
+}
+
 int main(void)
 {
     rng st;
@@ -627,6 +804,7 @@ int main(void)
     test_encounter();
     test_planted_binary();
     test_resident_lists();
+    test_partial_entries();
     test_deck_4k();
     return check_done();
 }

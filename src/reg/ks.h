@@ -41,7 +41,19 @@ int ks_needs_correction(const sim *s);
  * at the block time) the corrections of §10.9, using for body k the list
  * lists[k] of nnb[k] entries. */
 void ks_irr_correct(const sim *s, int ni, const int *ilist, const int *const *lists,
-                    const int *nnb, double (*a)[3], double (*j)[3]);
+                    const int *nnb, int current_lists, double (*a)[3], double (*j)[3]);
+
+/* A body may list one component of a pair formed since its last regular
+ * step (ks_partial.c): current_lists above says whether lists[] are the
+ * bodies' current lists, to which that applies (1), or new ones (0).  At
+ * its regular step, ks_partial_shift adds to the list-change force of eq. 12
+ * (forces.h, list_change_force, which takes listed c.m. bodies as points)
+ * what the one-component entries change, and ks_partial_drop then ends them
+ * (the new list holds every c.m. whole). */
+void ks_partial_shift(const sim *s, int i, double t, double df[3], double dj[3]);
+void ks_partial_drop(sim *s, int holder);
+/* Does body i hold one-component entries? */
+int ks_partial_holds(const sim *s, int i);
 
 /* A c.m. body (slot i) took a regular step: its perturbers get renewed. */
 void ks_note_regular(sim *s, int i);

@@ -302,6 +302,7 @@ static double members_energy(int n, const double *m, const double (*x)[3], const
 /* The members (singles, by name) become the chain at time t. */
 static int chain_start(sim *s, int n, const int *names, double t, char *err, size_t errlen)
 {
+    if (ks_partial_flush(s, t, err, errlen)) return -1; /* ks_partial.c: before slots move */
     ks_state *ks = s->ks;
     ks_chain *ch = &ks->ch;
     int slot[CHAIN_NMAX];
@@ -444,6 +445,7 @@ static int relabel_members_back(sim *s, int *full)
  * back to KS by name in ks_pairs[] (count returned). */
 static int chain_end(sim *s, double t, int *ks_names, char *err, size_t errlen)
 {
+    if (ks_partial_flush(s, t, err, errlen)) return -1; /* ks_partial.c: before slots move */
     ks_state *ks = s->ks;
     ks_chain *ch = &ks->ch;
     int n = ch->c.n;
@@ -520,6 +522,7 @@ int ks_chain_end_escaper(sim *s, double t, char *err, size_t errlen)
 {
     ks_state *ks = s->ks;
     if (!ks || !ks->ch.active) return 0;
+    if (ks_partial_flush(s, t, err, errlen)) return -1; /* ks_partial.c: before slots move */
     if (ks_chain_sync(s, t, NULL, -1) || chain_time(&ks->ch.c) != t) {
         snprintf(err, errlen, "chain escaper at t = %g: the chain is not at that time", t);
         return -1;
@@ -605,6 +608,7 @@ static int absorb_candidate(const sim *s, double t)
 /* The singles named (already at time t) join the chain. */
 static int chain_absorb(sim *s, int nadd, const int *names, double t, char *err, size_t errlen)
 {
+    if (ks_partial_flush(s, t, err, errlen)) return -1; /* ks_partial.c: before slots move */
     ks_state *ks = s->ks;
     ks_chain *ch = &ks->ch;
     int C = ch->icm, slot[2];

@@ -134,12 +134,13 @@ static void chain_irr_correct(const sim *s, int ni, const int *ilist, const int 
 }
 
 void ks_irr_correct(const sim *s, int ni, const int *ilist, const int *const *lists,
-                    const int *nnb, double (*a)[3], double (*j)[3])
+                    const int *nnb, int current_lists, double (*a)[3], double (*j)[3])
 {
     if (!s->ks) return;
     if (s->ks->ch.active) chain_irr_correct(s, ni, ilist, lists, nnb, a, j);
     if (s->npairs == 0) return;
     double t = s->time;
+    const int part = current_lists && s->ks->npart > 0;
 #pragma omp parallel for schedule(dynamic, 16) if (ni > 64)
     for (int k = 0; k < ni; k++) {
         int i = ilist[k];
@@ -156,7 +157,9 @@ void ks_irr_correct(const sim *s, int ni, const int *ilist, const int *const *li
         for (int q = nnb[k] - 1; q >= 0 && L[q] >= s->n; q--) {
             int J = L[q];
             if (ki && in_list(ki->plist, ki->np, J)) continue; /* done above */
-            add_source_correction(s, J, x, v, a[k], j[k]);
+            int comp = part ? ks_partial_comp(s, i, J) : -1;
+            if (comp >= 0) ks_partial_correct(s, J, comp, t, x, v, a[k], j[k]);
+            else add_source_correction(s, J, x, v, a[k], j[k]);
         }
     }
 }

@@ -399,6 +399,7 @@ static int merge_inner(sim *s, int n1, int n2, int outer, double ecc, double apo
  * --energy-audit (e0: the energy before). */
 static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_t errlen)
 {
+    if (ks_partial_flush(s, t, err, errlen)) return -1; /* ks_partial.c: before slots move */
     ks_state *ks = s->ks;
     if (grow_table(ks, mp->quad ? 2 : 1)) {
         snprintf(err, errlen, "merger table full");
@@ -525,6 +526,7 @@ static int reform(sim *s, int n1, int n2, double *e0, int exact, double t, char 
 
 int ks_split(sim *s, int k, double t, char *err, size_t errlen)
 {
+    if (ks_partial_flush(s, t, err, errlen)) return -1; /* ks_partial.c: before slots move */
     ks_state *ks = s->ks;
     int ip = s->name[2 * k] < 0 ? 2 * k : 2 * k + 1, jo = ip == 2 * k ? 2 * k + 1 : 2 * k;
     int g = ks_merger_at(ks, s, ip);

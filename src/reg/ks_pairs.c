@@ -51,6 +51,10 @@ int ks_open(sim *s, const deck *d, char *err, size_t errlen)
     if (!k->mg) goto nomem;
     k->ebh = -0.5 * s->mmean * s->p.eclose;
     s->ks = k;
+    if (ks_partial_open(s)) {
+        s->ks = NULL;
+        goto nomem;
+    }
     return 0;
 nomem:
     if (k) {
@@ -75,6 +79,7 @@ void ks_close(sim *s)
     free(s->ks->tmp);
     free(s->ks->dirty);
     free(s->ks->mark);
+    ks_partial_close(s->ks);
     free(s->ks);
     s->ks = NULL;
 }
@@ -168,6 +173,7 @@ int ks_relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full)
     int nfull = 0;
     int *tmp = s->ks->tmp, changed;
     unsigned char *mark = s->ks->mark;
+    ks_partial_relabel_pre(s, map, split);
     /* every list is read (in parallel); the few that name a moved body are
      * rewritten */
 #pragma omp parallel for schedule(static)
@@ -191,6 +197,7 @@ int ks_relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full)
         ch->np = relabel_list(ch->plist, ch->np, map, split, sa, sb, ch->icm, s->nbmax, tmp,
                               &changed);
     }
+    ks_partial_relabel_post(s, map, split, sa, sb);
     return nfull;
 }
 
@@ -296,6 +303,7 @@ int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *er
     }
     for (int k = 0; k < nb; k++) {
         int i = idx[k];
+        ks_partial_drop(s, i); /* new lists: every c.m. whole */
         s->t0[i] = s->t0r[i] = s->tpred[i] = t;
         memcpy(s->x[i], s->x0[i], sizeof(vec3));
         memcpy(s->v[i], s->v0[i], sizeof(vec3));
@@ -340,7 +348,7 @@ int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *er
         if (ks_pair_perturbed(&s->ks->pair[q])) ks_resolve_pair(s, q, t);
     gpuirr_pred_act(s->irr, nb, idx, t); /* these bodies and their new neighbours */
     if (irregular_force(s, nb, idx, fi, fid, err, errlen)) goto out;
-    ks_irr_correct(s, nb, idx, lp, nnb, fi, fid);
+    ks_irr_correct(s, nb, idx, lp, nnb, 0, fi, fid);
     for (int k = 0; k < nb; k++) {
         int i = idx[k];
         memcpy(s->fi[i], fi[k], sizeof(vec3));
@@ -442,7 +450,9 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     memcpy(s->x0[j], xj, sizeof xj); memcpy(s->v0[j], vj, sizeof vj);
     s->t0[i] = s->t0[j] = t;
 
-    /* the bodies with exactly one of i, j on their lists (old labels) */
+    /* the bodies with exactly one of i, j on their lists (old labels):
+     * singles keep that one component alone (ks_partial.c), the others
+     * (c.m. bodies) restart */
     int nsplit = 0, *split = malloc(sizeof(int) * (s->ntot - s->ifirst));
     if (!split) {
         snprintf(err, errlen, "out of memory at a KS formation");
@@ -452,12 +462,26 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
 #pragma omp parallel for schedule(static)
     for (int b = s->ifirst; b < s->ntot; b++) {
         const int *l = sim_list(s, b);
-        int hits = 0;
-        for (int q = 0; q < s->nnb[b]; q++) hits += (l[q] == i) + (l[q] == j);
-        mark[b] = b != i && b != j && hits == 1;
+        int hi = 0, hj = 0;
+        for (int q = 0; q < s->nnb[b]; q++) {
+            hi += l[q] == i;
+            hj += l[q] == j;
+        }
+        mark[b] = b == i || b == j || hi + hj != 1 ? 0 : hi ? 1 : 2;
     }
-    for (int b = s->ifirst; b < s->ntot; b++)
-        if (mark[b]) split[nsplit++] = b;
+    const int C_new = s->n + s->npairs;
+    for (int b = s->ifirst; b < s->ntot; b++) {
+        if (!mark[b]) continue;
+        if (b < s->n && !ks_chain_owns(ks, b)) {
+            if (ks_partial_add(ks, b, C_new, mark[b] - 1)) {
+                snprintf(err, errlen, "out of memory at a KS formation");
+                free(split);
+                return -1;
+            }
+        } else {
+            split[nsplit++] = b;
+        }
+    }
     int *map = ks->map, *inv = ks->map + s->cap;
     ks_labels_reset(s, map, inv);
     int A = s->ifirst, B = s->ifirst + 1, k = s->npairs, C = s->n + k;

@@ -71,6 +71,16 @@ typedef struct ks_merger {
     double t;           /* when merged */
 } ks_merger;
 
+/* A single body (holder) that listed exactly one component of a pair formed
+ * since its last regular step: its list names the pair's c.m., but its
+ * irregular force takes only that component (comp 0: slot 2k, 1: slot 2k+1)
+ * and its regular polynomial still holds the other one, as before the
+ * formation.  Its next regular step (a new list) ends the entry
+ * (ks_partial.c). */
+typedef struct ks_partial {
+    int holder, cm, comp;
+} ks_partial;
+
 typedef struct ks_state {
     ks_pair *pair;       /* capacity n/2 */
     int cap;
@@ -96,6 +106,11 @@ typedef struct ks_state {
     int nmerge;
     double emerge;       /* the merged inner pairs' energy (+ rounding of ended ones) */
     int64_t merged, splits;
+    /* ---- one-component list entries after a formation (ks_partial.c) ---- */
+    ks_partial *part;    /* sorted by holder after ks_partial_index; cm < 0: dropped */
+    int npart, partcap;
+    int *pfirst;         /* slot -> its first entry in part, or -1 (s->cap entries) */
+    int64_t partial_made, partial_flushed; /* entries made; holders restarted by a flush */
     /* ---- primordial binaries (ks_primordial.c) ---- */
     int nprim;           /* candidate pairs (2k, 2k+1) at the start (ic_primordial_pairs) */
     int nprim_started;   /* of those, started as KS pairs (closer than RMIN) */
@@ -169,6 +184,28 @@ static inline int ks_sorted_has(const int *l, int n, int x)
     }
     return 0;
 }
+/* ks_partial.c: the one-component list entries (ks_partial above). */
+int ks_partial_open(sim *s);
+void ks_partial_close(ks_state *ks);
+/* A new entry (labels as the caller's event has them; -1: out of memory). */
+int ks_partial_add(ks_state *ks, int holder, int cm, int comp);
+/* Compacts and sorts the entries, rebuilds pfirst. */
+void ks_partial_index(const sim *s);
+/* The component of c.m. slot cm that holder lists alone, or -1. */
+int ks_partial_comp(const sim *s, int holder, int cm);
+/* Adds to the force a and jerk j at (x, v) that of component comp of the
+ * pair at c.m. slot C minus that of the c.m. point, at time t. */
+void ks_partial_correct(const sim *s, int C, int comp, double t, const double x[3],
+                        const double v[3], double a[3], double j[3]);
+/* ks_relabel_all's two halves: before its lists are rewritten (an ended
+ * c.m. split leaves the lists of its entries' holders) and after (they get
+ * their one component; the other entries follow map). */
+void ks_partial_relabel_pre(sim *s, const int *map, int split);
+void ks_partial_relabel_post(sim *s, const int *map, int split, int sa, int sb);
+/* Ends every entry: its holder restarts at t with new lists and
+ * polynomials (before events other than plain formations and
+ * terminations). */
+int ks_partial_flush(sim *s, double t, char *err, size_t errlen);
 /* A ghost: mass 0, far away, never due (chain members, merged inner pairs). */
 void ks_make_ghost(sim *s, int g, double t);
 
