@@ -342,8 +342,17 @@ int main(void)
     }
     if (gs) gpunb_close(gs);
 
-    /* body 40 lists a j-body at its own position; body 50 a slot below jbeg */
-    int k1 = 40, k2 = 50, jc = c.lists[k1][0];
+    /* body k1 (40 or the next with a list: a drawn list can be empty)
+     * lists a j-body at its own position; body k2 (50 or the next) a slot
+     * below jbeg */
+    int k1 = 40, k2 = 50;
+    while (k1 < NI && c.nnb[k1] == 0) k1++;
+    while (k2 < NI && c.nnb[k2] == 0) k2++;
+    if (k2 >= NI || k1 >= k2) {
+        CHECK(0, "bodies with lists for the r = 0 and the j-range cases (%d, %d)", k1, k2);
+        return check_done();
+    }
+    int jc = c.lists[k1][0];
     memcpy(c.x[k1], B.xp[jc], sizeof c.x[k1]);
     const int jk2 = c.lists[k2][0];
     c.lists[k2][0] = 0;
