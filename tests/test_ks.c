@@ -18,6 +18,7 @@
 #include "ks.h"
 #include "ks_integrate.h"
 #include "ks_state.h"
+#include "ks_stumpff.h"
 #include "ks_transform.h"
 #include "simutil.h"
 
@@ -794,11 +795,51 @@ static void test_partial_entries(void)
     run_end(s);
 }
 
+/* ---- Stumpff functions ----------------------------------------------------- */
+
+/* c~_k(z) = sum_n (-z)^n k!/(k+2n)! summed in long double to convergence,
+ * and the sum of the terms' magnitudes (the scale of its rounding). */
+static long double stumpff_series(int k, double z, long double *scale)
+{
+    long double t = 1.0L, sum = 0.0L, mag = 0.0L;
+    for (int n = 0; n < 200; n++) {
+        sum += t;
+        mag += fabsl(t);
+        t *= -(long double)z / ((long double)(k + 2 * n + 1) * (k + 2 * n + 2));
+        if (fabsl(t) < 1e-30L * mag) break;
+    }
+    *scale = mag;
+    return sum;
+}
+
+static void test_stumpff(rng *st)
+{
+    /* arguments over the range the integration uses: a KS step (|z| ~ 1e-2),
+     * up to a whole period of an unperturbed orbit (|4z| ~ 40), both signs
+     * (bound and hyperbolic) */
+    double worst = 0.0;
+    for (int q = 0; q < 4000; q++) {
+        double z = (q % 2 ? 1.0 : -1.0) * 40.0 * pow(10.0, -6.0 * rng_uniform(st));
+        double c[7];
+        ks_stumpff(z, c);
+        for (int k = 0; k <= 6; k++) {
+            long double scale, ref = stumpff_series(k, z, &scale);
+            double e = (double)(fabsl((long double)c[k] - ref) / scale);
+            if (e > worst) worst = e;
+        }
+    }
+    /* a downward recursion of up to 25 steps, each rounding at 1.1e-16 of
+     * the running value: the bound allows 20 such roundings */
+    CHECK(worst < 2.2e-15, "Stumpff c~_0..6 against the series in long double, |z| in [4e-5, 40]: "
+          "worst %.2e of the terms' scale < 2.2e-15", worst);
+}
+
 int main(void)
 {
     rng st;
     rng_seed(&st, check_seed());
     test_transform(&st);
+    test_stumpff(&st);
     test_unperturbed(&st);
     test_perturbed(&st);
     test_encounter();
