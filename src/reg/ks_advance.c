@@ -68,6 +68,9 @@ static int wants_termination(sim *s, int k)
         /* a chain attempt (ks_chain.c) for a < 3 RMIN, scaled by mass */
         if (a > 3.0 * ks_rmin_of_mass(s, o->m)) return 1;
         if (a < 0.0 && td > 0.0) return 1;
+        /* while a chain runs no other can start: ksint.f's termination
+         * when the chain attempt fails, outside R = a and receding */
+        if (s->ks->chain_on && s->ks->ch.active && a > 0.0 && R > a && td > 0.0) return 1;
     }
     return 0;
 }
