@@ -418,9 +418,7 @@ static int decode_merge(rbuf *r, sim *s)
 static int decode_partial(rbuf *r, sim *s)
 {
     ks_state *k = s->ks;
-    k->partial_made = get_i64(r);
-    k->partial_flushed = get_i64(r);
-    int64_t n = get_i64(r);
+    int64_t made = get_i64(r), flushed = get_i64(r), n = get_i64(r);
     if (r->bad || n < 0 || n > (int64_t)s->cap * s->nbmax) return -1;
     for (int64_t e = 0; e < n; e++) {
         int64_t h = get_i64(r), cm = get_i64(r), comp = get_i64(r);
@@ -428,8 +426,9 @@ static int decode_partial(rbuf *r, sim *s)
             !ks_sorted_has(sim_list(s, (int)h), s->nnb[h], (int)cm))
             return -1;
         if (ks_partial_add(k, (int)h, (int)cm, (int)comp)) return -1;
-        k->partial_made--; /* counted above */
     }
+    k->partial_made = made;
+    k->partial_flushed = flushed;
     ks_partial_index(s);
     return r->bad || r->pos != r->len ? -1 : 0;
 }

@@ -52,8 +52,6 @@ void ks_irr_correct(const sim *s, int ni, const int *ilist, const int *const *li
  * (the new list holds every c.m. whole). */
 void ks_partial_shift(const sim *s, int i, double t, double df[3], double dj[3]);
 void ks_partial_drop(sim *s, int holder);
-/* Does body i hold one-component entries? */
-int ks_partial_holds(const sim *s, int i);
 
 /* A c.m. body (slot i) took a regular step: its perturbers get renewed. */
 void ks_note_regular(sim *s, int i);

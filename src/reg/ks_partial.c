@@ -78,13 +78,6 @@ void ks_partial_index(const sim *s)
     for (int e = w - 1; e >= 0; e--) ks->pfirst[ks->part[e].holder] = e;
 }
 
-/* pfirst is kept only for slots that hold entries; a full reset after the
- * slots moved (the old holders' marks sit at their old slots) */
-static void reset_index(const sim *s)
-{
-    for (int i = 0; i < s->cap; i++) s->ks->pfirst[i] = -1;
-}
-
 int ks_partial_comp(const sim *s, int holder, int cm)
 {
     const ks_state *ks = s->ks;
@@ -93,11 +86,6 @@ int ks_partial_comp(const sim *s, int holder, int cm)
     for (; e < ks->npart && ks->part[e].holder == holder; e++)
         if (ks->part[e].cm == cm) return ks->part[e].comp;
     return -1;
-}
-
-int ks_partial_holds(const sim *s, int holder)
-{
-    return s->ks && s->ks->npart > 0 && s->ks->pfirst[holder] >= 0;
 }
 
 void ks_partial_drop(sim *s, int holder)
@@ -203,6 +191,9 @@ void ks_partial_relabel_post(sim *s, const int *map, int split, int sa, int sb)
 {
     ks_state *ks = s->ks;
     if (ks->npart == 0) return;
+    /* the marks sit at the old slots: cleared before the holders move */
+    for (int e = 0; e < ks->npart; e++)
+        if (ks->part[e].holder >= 0) ks->pfirst[ks->part[e].holder] = -1;
     for (int e = 0; e < ks->npart; e++) {
         ks_partial *p = &ks->part[e];
         if (p->cm < 0 || p->holder < 0) continue;
@@ -228,7 +219,6 @@ void ks_partial_relabel_post(sim *s, const int *map, int split, int sa, int sb)
             abort();
         }
     }
-    reset_index(s);
     ks_partial_index(s);
 }
 
