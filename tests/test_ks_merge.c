@@ -412,7 +412,12 @@ static void test_quad_unstable(void)
  * -0.03: 3.9e-6 .. 2.0e-5 merged, 2e-7 .. 2e-6 chain alone).  With the
  * chain off in both runs the merged quadruple is no worse than KS + Hermite
  * alone (5.5e-5 against 2.9e-5 at 0.02, 7.6e-5 against 4.0e-4 at 0.06).
- * Bound: 2e-5, the worst of those impact parameters. */
+ * Bound: 2e-5, the worst of those impact parameters.  Since the forces
+ * between a chain's c.m. and a perturbed pair's c.m. are equal and
+ * opposite (test_ks_chain's pair beside a chain), the path differs: the
+ * split comes at t = 0.1971, a chain runs to t = 0.335 and leaves a
+ * hierarchy that merges again at t = 0.35 (merged 2, split 1, one merger at
+ * t = 0.6), and the whole encounter measures 2.6e-8. */
 static void test_quad_split(void)
 {
     double m[NMAX], x[NMAX][3], v[NMAX][3];
@@ -424,9 +429,10 @@ static void test_quad_split(void)
         v[4][0] = 0.0; v[4][1] = 2.0; v[4][2] = 0.0;
         run_bodies(5, m, x, v, 1, 1, run == 0, 0.6, 20, run == 0 ? &o : &chain);
     }
-    CHECK(o.merged >= 1 && o.splits == o.merged && o.mergers == 0,
-          "a merged quadruple hit by an intruder is split, both inner pairs out of the table "
-          "(merged %lld, split %lld, table %d at the end)", o.merged, o.splits, o.mergers);
+    CHECK(o.merged >= 1 && o.splits >= 1 && o.mergers == o.merged - o.splits,
+          "a merged quadruple hit by an intruder is split, its inner pairs out of the table "
+          "(merged %lld, split %lld, table %d at the end: what merged after the split)", o.merged,
+          o.splits, o.mergers);
     CHECK(o.jumps < 1e-12 && o.jump_max < 1e-8,
           "quadruple merge and split write the same state two ways: their jumps %.2e of |E| "
           "(largest event of the run %.2e)", o.jumps, o.jump_max);

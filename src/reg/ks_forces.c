@@ -84,7 +84,16 @@ static void cm_correction(const sim *s, int k, double t, double a[3], double j[3
         int p = kp->plist[n];
         double xp[3], vp[3];
         ks_block_state(s, p, t, xp, vp);
-        if (p >= s->n && ks_pair_perturbed(&s->ks->pair[p - s->n])) {
+        const ks_chain *ch = &s->ks->ch;
+        if (ch->active && p == ch->icm && ch->tres == t) {
+            /* the chain by its members (and the chain's c.m. feels this
+             * pair's components: ks_chain_cm_correction), so that the
+             * forces between the two are equal and opposite */
+            for (int c = 0; c < ch->c.n; c++) {
+                ks_add_term(m1 / M * ch->c.m[c], ch->x[c], ch->v[c], kp->x1, kp->v1, 1.0, a, j);
+                ks_add_term(m2 / M * ch->c.m[c], ch->x[c], ch->v[c], kp->x2, kp->v2, 1.0, a, j);
+            }
+        } else if (p >= s->n && ks_pair_perturbed(&s->ks->pair[p - s->n])) {
             const ks_pair *kq = &s->ks->pair[p - s->n];
             int q = p - s->n;
             double mq1 = s->m[2 * q], mq2 = s->m[2 * q + 1];
@@ -107,6 +116,14 @@ static int in_list(const int *l, int n, int x)
     return 0;
 }
 
+/* Does cm_correction of pair k take the chain by its members? */
+static int chain_in_pair_cm_correction(const sim *s, int k, double t)
+{
+    const ks_chain *ch = &s->ks->ch;
+    const ks_pair *kp = &s->ks->pair[k];
+    return ch->active && ch->tres == t && ks_pair_perturbed(kp) && in_list(kp->plist, kp->np, ch->icm);
+}
+
 int ks_needs_correction(const sim *s)
 {
     return s->ks && (s->npairs > 0 || s->ks->ch.active);
@@ -127,6 +144,7 @@ static void chain_irr_correct(const sim *s, int ni, const int *ilist, const int 
             continue;
         }
         if (!ks_sorted_has(lists[k], nnb[k], ch->icm)) continue;
+        if (i >= s->n && chain_in_pair_cm_correction(s, i - s->n, t)) continue; /* done there */
         double x[3], v[3];
         ks_block_state(s, i, t, x, v);
         ks_chain_source_correction(s, x, v, a[k], j[k]);
