@@ -567,6 +567,7 @@ static void write_block_profile(const run_ctx *c)
     FILE *f = fopen(path, "w");
     if (!f) return;
     block_profile_print(block_get_profile(c->s->bs), f);
+    ks_profile_print(c->s, f);
     fclose(f);
 }
 

@@ -193,6 +193,8 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
             ks.chain_members);
     fprintf(f, "  \"mergers_formed\": %lld,\n  \"mergers_split\": %lld,\n  \"mergers\": %d,\n"
                "  \"emerge\": %.17g,\n", ks.merged, ks.splits, ks.mergers, ks.emerge);
+    fprintf(f, "  \"ks_partial_made\": %lld,\n  \"ks_partial_flushed\": %lld,\n", ks.partial_made,
+            ks.partial_flushed);
     /* ---- where the energy went (ledger.h), relative to |E0| ---- */
     const ledger *L = &s->led;
     double e0 = fabs(r->e0) > 0.0 ? fabs(r->e0) : 1.0;

@@ -11,6 +11,7 @@
 #ifndef NBODY6C_KS_H
 #define NBODY6C_KS_H
 
+#include <stdio.h>
 #include "deck.h"
 #include "sim.h"
 
@@ -112,8 +113,13 @@ typedef struct ks_summary {
     long long merged, splits; /* stable hierarchies merged and split so far */
     int mergers;            /* merged now */
     double emerge;          /* their inner pairs' energy (ks_energy_merged) */
+    long long partial_made;    /* one-component list entries made at formations */
+    long long partial_flushed; /* holders restarted when such entries were flushed */
 } ks_summary;
 void ks_summarise(const sim *s, ks_summary *out);
+
+/* profile.txt's KS part: the events' wall time by phase (ks_state.h). */
+void ks_profile_print(const sim *s, FILE *f);
 
 /* Primordial binaries at the start (ks_primordial.c; start.f): the deck's
  * candidate pairs (2k, 2k+1) closer than RMIN become KS pairs before the

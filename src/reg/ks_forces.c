@@ -298,6 +298,24 @@ void ks_summarise(const sim *s, ks_summary *out)
     out->splits = s->ks->splits;
     out->mergers = s->ks->nmerge;
     out->emerge = s->ks->emerge;
+    out->partial_made = s->ks->partial_made;
+    out->partial_flushed = s->ks->partial_flushed;
+}
+
+void ks_profile_print(const sim *s, FILE *f)
+{
+    if (!s->ks) return;
+    static const char *names[KS_EVT_PHASES] = {"scan", "relabel", "send", "regf", "irrf", "fpoly"};
+    const ks_state *ks = s->ks;
+    double sum = 0.0;
+    fprintf(f, "# KS events (%lld formed, %lld terminated, %lld chains, %lld mergers): wall time (s) "
+               "by phase, inside ks_end\n", (long long)ks->formed, (long long)ks->terminated,
+            (long long)ks->ch.started, (long long)ks->merged);
+    for (int q = 0; q < KS_EVT_PHASES; q++) {
+        fprintf(f, "%s %.4f\n", names[q], ks->evt[q]);
+        sum += ks->evt[q];
+    }
+    fprintf(f, "sum %.4f\n", sum);
 }
 
 /* ---- the energy measure ---------------------------------------------------

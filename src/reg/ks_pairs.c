@@ -13,6 +13,7 @@
  * every body and list anew (an event is rare; O(N nnb) is nothing next to
  * the force evaluations it saves). */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,7 @@ static int relabel_list(int *l, int n, const int *map, int split, int sa, int sb
  * full[] (count returned): its polynomials must be made anew. */
 int ks_relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full)
 {
+    double w0 = omp_get_wtime();
     int nfull = 0;
     int *tmp = s->ks->tmp, changed;
     unsigned char *mark = s->ks->mark;
@@ -198,6 +200,7 @@ int ks_relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full)
                               &changed);
     }
     ks_partial_relabel_post(s, map, split, sa, sb);
+    s->ks->evt[KS_EVT_RELABEL] += omp_get_wtime() - w0;
     return nfull;
 }
 
@@ -206,6 +209,7 @@ int ks_relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full)
  * that named them; resending all N would cost O(N) per event). */
 void ks_send_dirty(sim *s)
 {
+    double w0 = omp_get_wtime();
     unsigned char *dirty = s->ks->dirty;
     gpunb_set_range(s->nb, s->ifirst, s->ntot);
     int nd = 0;
@@ -238,6 +242,7 @@ void ks_send_dirty(sim *s)
     gpunb_lists_send(s, nd, idx); /* GPUNB's resident lists, as GPUIRR's set_list above */
     free(idx); free(t0); free(m); free(x); free(v); free(a); free(j);
     memset(dirty, 0, (size_t)s->cap);
+    s->ks->evt[KS_EVT_SEND] += omp_get_wtime() - w0;
 }
 
 /* ---- new bodies ---------------------------------------------------------- */
@@ -312,6 +317,7 @@ int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *er
         s->ks->dirty[i] = 1;
     }
     ks_send_dirty(s);
+    double w = omp_get_wtime(), *evt = s->ks->evt;
     gpunb_predict(s->nb, t);
     /* lists with fewer than two members grow the radius (fpoly0.f) */
     for (int pass = 0; pass < 20; pass++) {
@@ -346,6 +352,8 @@ int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *er
     }
     for (int q = 0; q < s->npairs; q++) /* what ks_irr_correct reads (ks_advance.c) */
         if (ks_pair_perturbed(&s->ks->pair[q])) ks_resolve_pair(s, q, t);
+    evt[KS_EVT_REGF] += omp_get_wtime() - w;
+    w = omp_get_wtime();
     gpuirr_pred_act(s->irr, nb, idx, t); /* these bodies and their new neighbours */
     if (irregular_force(s, nb, idx, fi, fid, err, errlen)) goto out;
     ks_irr_correct(s, nb, idx, lp, nnb, 0, fi, fid);
@@ -366,6 +374,8 @@ int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *er
         tj[k] = t;
         ms[k] = s->m[i];
     }
+    evt[KS_EVT_IRRF] += omp_get_wtime() - w;
+    w = omp_get_wtime();
     gpunb_set_jp(s->nb, nb, idx, tj, (const double(*)[3])xs, (const double(*)[3])vs,
                  (const double(*)[3])as, (const double(*)[3])js, ms);
     gpunb_predict(s->nb, t);
@@ -390,6 +400,7 @@ int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *er
             ks_orbit_poly(&s->ks->pair[i - s->n].o, &pf, &c);
         }
     }
+    evt[KS_EVT_FPOLY] += omp_get_wtime() - w;
     for (int k = 0; k < nb; k++) s->ks->dirty[idx[k]] = 1;
     ks_send_dirty(s);
     rc = 0;
@@ -459,6 +470,7 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
         return -1;
     }
     unsigned char *mark = ks->mark;
+    double w0 = omp_get_wtime();
 #pragma omp parallel for schedule(static)
     for (int b = s->ifirst; b < s->ntot; b++) {
         const int *l = sim_list(s, b);
@@ -482,6 +494,7 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
             split[nsplit++] = b;
         }
     }
+    ks->evt[KS_EVT_SCAN] += omp_get_wtime() - w0;
     int *map = ks->map, *inv = ks->map + s->cap;
     ks_labels_reset(s, map, inv);
     int A = s->ifirst, B = s->ifirst + 1, k = s->npairs, C = s->n + k;

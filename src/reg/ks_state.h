@@ -81,6 +81,13 @@ typedef struct ks_partial {
     int holder, cm, comp;
 } ks_partial;
 
+/* Phases of a KS event's wall time: ks_form's one-component scan, the
+ * relabelling of every list, sending the changed bodies to the libraries,
+ * the new bodies' regular force and lists, their irregular force, their
+ * derivatives (GPUNB's fpoly) and steps. */
+enum { KS_EVT_SCAN, KS_EVT_RELABEL, KS_EVT_SEND, KS_EVT_REGF, KS_EVT_IRRF, KS_EVT_FPOLY,
+       KS_EVT_PHASES };
+
 typedef struct ks_state {
     ks_pair *pair;       /* capacity n/2 */
     int cap;
@@ -111,6 +118,8 @@ typedef struct ks_state {
     int npart, partcap;
     int *pfirst;         /* slot -> its first entry in part, or -1 (s->cap entries) */
     int64_t partial_made, partial_flushed; /* entries made; holders restarted by a flush */
+    /* ---- where KS events spend their wall time (profile.txt; ks_pairs.c) ---- */
+    double evt[KS_EVT_PHASES];
     /* ---- primordial binaries (ks_primordial.c) ---- */
     int nprim;           /* candidate pairs (2k, 2k+1) at the start (ic_primordial_pairs) */
     int nprim_started;   /* of those, started as KS pairs (closer than RMIN) */
