@@ -504,6 +504,49 @@ static void test_system(int chain)
     run_end(s);
 }
 
+/* Two light stars (1/N each) 0.004 apart (4 RMIN, KS off: as two stars
+ * too light or too slow for KS), 30 units out of a 126-body cluster in the
+ * solar-neighbourhood field (2 RTIDE ~ 7) and receding together: both go.
+ * Each is the other's nearest body within 10 RMIN, which kept both (an
+ * encounter is not broken off) until they were 40 RTIDE out in the
+ * issue-15 run, where one lost the other from its list and the run lost
+ * 1.4e-3 of E. */
+static void test_far_pair(void)
+{
+    enum { N = 128 };
+    deck d;
+    deck_defaults(&d, N - 2);
+    d.nrand = 4243;
+    d.kz[14] = 1;
+    d.rbar = 2.0;
+    d.zmbar = 1.0;
+    d.kz[23] = 1;
+    d.rmin = 0.001;
+    static double m[N], x[N][3], v[N][3];
+    char err[512];
+    int ok = ic_make(&d, NULL, m, x, v, err, sizeof err) == 0;
+    for (int i = 0; i < N - 2; i++) m[i] *= 1.0 - 2.0 / N;
+    double xc[3] = {30.0, 0.0, 0.0}, vc[3] = {1.0, 0.0, 0.0};
+    kepler_binary(1.0 / N, 1.0 / N, 0.002, 0.0, 0.0, xc, vc, m + N - 2, x + N - 2, v + N - 2);
+    d.n = N;
+    run_options o = quiet_cpu_options();
+    o.ks_off = 1;
+    sim *s = ok ? run_start(&d, N, m, (const double(*)[3])x, (const double(*)[3])v, &o, NULL, err, sizeof err)
+                : NULL;
+    CHECK(s != NULL, "far pair: run started (%s)", s ? "" : err);
+    if (!s) return;
+    diag dg;
+    checks_measure(s, &dg, 0);
+    escape_record rec[4];
+    int ne = escape_remove(s, rec, 4, err, sizeof err);
+    int seen = 0;
+    for (int q = 0; q < ne && q < 4; q++) seen += rec[q].name == N - 1 || rec[q].name == N;
+    CHECK(ne == 2 && seen == 2 && s->n == N - 2,
+          "far pair: both stars of a close pair beyond 2 RTIDE leave (%d escapers, N %d)%s%s", ne, s->n,
+          ne < 0 ? ": " : "", ne < 0 ? err : "");
+    run_end(s);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/nbody6c-esc-XXXXXX";
@@ -512,6 +555,7 @@ int main(void)
         return 1;
     }
     test_removal_polynomials();
+    test_far_pair();
     test_system(0);
     test_system(1);
     test_tidal_escapers(dir);
