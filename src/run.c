@@ -455,10 +455,20 @@ static int energy_control(run_ctx *c, int *ckpt_due, char *err, size_t errlen)
 static int remove_escapers(run_ctx *c, char *err, size_t errlen)
 {
     sim *s = c->s;
-    escape_record rec[64];
+    /* a record for every star that can leave: escapers.txt lists each (a
+     * fixed 64 left the rest of a big check's escapers out of the file) */
+    int maxrec = s->n + 1;
+    escape_record *rec = malloc(sizeof *rec * (size_t)maxrec);
+    if (!rec) {
+        snprintf(err, errlen, "out of memory for the escapers' records");
+        return -1;
+    }
     double rtide = 0.5 * escape_radius(s);
-    int ne = escape_remove(s, rec, 64, err, errlen);
-    if (ne <= 0) return ne < 0 ? -1 : 0;
+    int ne = escape_remove(s, rec, maxrec, err, errlen);
+    if (ne <= 0) {
+        free(rec);
+        return ne < 0 ? -1 : 0;
+    }
     startup_send_all(s);
     for (int i = s->ifirst; i < s->ntot; i++) gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
     block_reschedule(s->bs);
@@ -473,26 +483,31 @@ static int remove_escapers(run_ctx *c, char *err, size_t errlen)
         f = fopen(p, "a");
         if (!f) {
             snprintf(err, errlen, "%.900s: cannot write the escapers: %s", p, strerror(errno));
+            free(rec);
             return -1;
         }
         if (fresh)
             fprintf(f, "#        t        t_Myr   name  members     m_Msun            E          r  vinf_kms\n");
     }
-    for (int q = 0; q < ne && q < 64; q++) {
+    for (int q = 0; q < ne && q < maxrec; q++) {
         const escape_record *e = &rec[q];
         double vinf = e->e > 0.0 ? sqrt(2.0 * e->e / e->m) * vstar : 0.0;
-        runlog_note(&c->lg, "escaper at t = %.6g: %s %d, m = %.4g Msun, E = %.4e, r = %.3f (RTIDE %.3f), "
-                    "v_inf = %.3g km/s", e->t, e->members == 2 ? "KS pair" : "single", e->name, e->m * munit,
-                    e->e, e->r, rtide, vinf);
+        if (q < 64) /* the log names the first 64 of a check */
+            runlog_note(&c->lg, "escaper at t = %.6g: %s %d, m = %.4g Msun, E = %.4e, r = %.3f (RTIDE "
+                        "%.3f), v_inf = %.3g km/s", e->t, e->members == 2 ? "KS pair" : "single", e->name,
+                        e->m * munit, e->e, e->r, rtide, vinf);
         if (f)
             fprintf(f, "%10.4f %12.4f %6d %8d %10.5g %12.5e %10.4f %9.4g\n", e->t, e->t * tstar, e->name,
                     e->members, e->m * munit, e->e, e->r, vinf);
     }
+    free(rec);
     if (f && fclose(f) != 0) {
         snprintf(err, errlen, "%.900s/escapers.txt: write failed: %s", c->dir, strerror(errno));
         return -1;
     }
-    if (ne > 64) runlog_note(&c->lg, "(%d more escapers at t = %.6g)", ne - 64, s->time);
+    if (ne > 64)
+        runlog_note(&c->lg, "(%d more escapers at t = %.6g%s)", ne - 64, s->time,
+                    c->dk.kz[23] >= 2 ? ": escapers.txt lists them" : "");
     checks_measure(s, &c->d, 0); /* N, mass, radii of what stays; etot with e_escaped */
     return 0;
 }

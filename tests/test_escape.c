@@ -97,16 +97,49 @@ static void log_last_line(const char *dir, char *buf, size_t len)
     if (f) fclose(f);
 }
 
-static void write_deck(const char *path, int kz23, double tcrit)
+static void write_deck_rbar(const char *path, int kz23, double tcrit, double rbar)
 {
-    /* 512 stars of 1 Msun at RBAR 2 pc: RTIDE ~ 5.7 N-body units (r_h/r_t ~ 0.14) */
     FILE *f = fopen(path, "w");
     if (!f) return;
-    fprintf(f, "1 10000.0\n512 1 100 4711 40 1\n0.02 0.03 0.3 1.0 5.0 %g 2.0D-04 2.0 0.5\n", tcrit);
+    fprintf(f, "1 10000.0\n512 1 100 4711 40 1\n0.02 0.03 0.3 1.0 5.0 %g 2.0D-04 %g 0.5\n", tcrit, rbar);
     fprintf(f, "0 1 0 0 1 0 0 0 0 0\n0 0 0 1 0 1 0 0 0 0\n0 0 %d 0 0 0 0 0 0 1\n", kz23);
     fprintf(f, "0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n2.0E-04 0.001 0.2 1.0 1.0E-06 0.001\n");
     fprintf(f, "1.0 1.0 1.0 0 0 0.002 0.0 1.0\n0.5 0.0 0.0 0.0 1.0\n");
     fclose(f);
+}
+
+/* 512 stars of 1 Msun at RBAR 2 pc: RTIDE ~ 5.7 N-body units (r_h/r_t ~ 0.14) */
+static void write_deck(const char *path, int kz23, double tcrit)
+{
+    write_deck_rbar(path, kz23, tcrit, 2.0);
+}
+
+/* The same cluster at RBAR 20 pc: RTIDE ~ 0.57, so that about a third of
+ * the Plummer sphere is beyond 2 RTIDE and leaves at the first check
+ * (t = 1): escapers.txt must list every one (it listed the first 64 of a
+ * check, and the issue-15 run's file missed 1527 of 4463 escapers). */
+static void test_many_escapers(const char *dir)
+{
+    char deck[512], cmd[4096], run[512], p[600], line[512];
+    snprintf(deck, sizeof deck, "%s/many.deck", dir);
+    write_deck_rbar(deck, 2, 1.0, 20.0);
+    snprintf(run, sizeof run, "%s/many", dir);
+    snprintf(cmd, sizeof cmd, "%s --threads 1 --quiet --out %s %s", NBODY6C_BIN, run, deck);
+    int rc = io_sh("%s", cmd);
+    int nesc = (int)summary_value(run, "n_escaped"), nlines = 0, members = 0;
+    snprintf(p, sizeof p, "%s/escapers.txt", run);
+    FILE *f = fopen(p, "r");
+    while (f && fgets(line, sizeof line, f)) {
+        int k;
+        if (line[0] != '#' && sscanf(line, "%*f %*f %*d %d", &k) == 1) {
+            nlines++;
+            members += k;
+        }
+    }
+    if (f) fclose(f);
+    CHECK(rc == 0 && nesc > 64 && nlines == nesc,
+          "a check with %d escapers (more than 64): escapers.txt lists %d (exit %d)", nesc, nlines, rc);
+    (void)members;
 }
 
 static void test_tidal_escapers(const char *dir)
@@ -559,6 +592,7 @@ int main(void)
     test_system(0);
     test_system(1);
     test_tidal_escapers(dir);
+    test_many_escapers(dir);
     test_isolated(dir);
     char cmd[600];
     snprintf(cmd, sizeof cmd, getenv("KEEP") ? "true %s" : "rm -rf %s", dir);
