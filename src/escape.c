@@ -150,7 +150,8 @@ static void add_component(const sim *s, esc_system *q, int c)
     }
 }
 
-static double dist_from(const sim *s, const vec3 *x, int j)
+/* Body j's distance from the density centre (x: predicted positions). */
+static double dist_from_centre(const sim *s, const vec3 *x, int j)
 {
     double d[3] = {x[j][0] - s->xd[0], x[j][1] - s->xd[1], x[j][2] - s->xd[2]};
     return sqrt(dot3(d, d));
@@ -171,8 +172,7 @@ static int find_escapers(sim *s, esc_system *sys)
     const ks_chain *ch = &s->ks->ch;
     int ne = 0;
     for (int i = s->ifirst; i < s->ntot; i++) {
-        double d[3] = {x[i][0] - s->xd[0], x[i][1] - s->xd[1], x[i][2] - s->xd[2]};
-        double r = sqrt(dot3(d, d));
+        double r = dist_from_centre(s, x, i);
         if (!(r > resc) || excluded(s, i)) continue;
         int jn;
         double nearest, e = body_energy(s, i, (const vec3 *)x, (const vec3 *)v, &nearest, &jn);
@@ -185,7 +185,7 @@ static int find_escapers(sim *s, esc_system *sys)
          * other's list) drifted out together to 40 RTIDE, where one's
          * empty list put the other's pull in its regular force, a step of
          * 1/32 (roche-kroupa-4096-bin10, t = 332: 1.4e-3 of E) */
-        if (nearest < rmin10 && !(dist_from(s, x, jn) > resc)) continue;
+        if (nearest < rmin10 && !(dist_from_centre(s, x, jn) > resc)) continue;
         esc_system *q = &sys[ne++];
         *q = (esc_system){.kind = ESC_SINGLE, .name = s->name[i], .m = s->m[i], .e = e, .r = r};
         if (ch->active && i == ch->icm) {

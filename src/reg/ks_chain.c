@@ -92,7 +92,7 @@ void ks_chain_cm_correction(const sim *s, double t, double a[3], double j[3])
         double xp[3], vp[3];
         ks_block_state(s, p, t, xp, vp);
         const ks_pair *kq = p >= s->n ? &s->ks->pair[p - s->n] : NULL;
-        if (kq && ks_pair_perturbed(kq) && kq->tres == t) {
+        if (kq && ks_pair_resolved_at(kq, t)) {
             /* a perturbed pair by its components, as the pair's own c.m.
              * feels the members (ks_forces.c): as a point here, the pair's
              * quadrupole acted on one side only, and a pair 0.02 from a
@@ -442,13 +442,6 @@ static int list_with_members(const sim *s, const int *l, int nb, int self, int *
     return m;
 }
 
-static int names_slot(const int *l, int nb, int slot)
-{
-    for (int q = 0; q < nb; q++)
-        if (l[q] == slot) return 1;
-    return 0;
-}
-
 /* Adds the members' slots to every list that names the c.m. (kept sorted,
  * at most nbmax: a list that would overflow is returned in full[]), and to
  * every KS pair's perturber list that names it.  Without the latter a pair
@@ -462,7 +455,7 @@ static int relabel_members_back(sim *s, int *full)
     int nfull = 0, *tmp = s->ks->tmp;
     for (int b = s->ifirst; b < s->ntot; b++) {
         int *l = sim_list(s, b), nb = s->nnb[b];
-        if (b == ch->icm || !names_slot(l, nb, ch->icm)) continue;
+        if (b == ch->icm || !ks_sorted_has(l, nb, ch->icm)) continue;
         int m = list_with_members(s, l, nb, b, tmp);
         if (m > s->nbmax) {
             m = s->nbmax;
@@ -474,7 +467,7 @@ static int relabel_members_back(sim *s, int *full)
     }
     for (int k = 0; k < s->npairs; k++) {
         ks_pair *kp = &s->ks->pair[k];
-        if (!names_slot(kp->plist, kp->np, ch->icm)) continue;
+        if (!ks_list_has(kp->plist, kp->np, ch->icm)) continue;
         int m = list_with_members(s, kp->plist, kp->np, s->n + k, tmp);
         kp->np = m < s->nbmax ? m : s->nbmax;
         memcpy(kp->plist, tmp, sizeof(int) * (size_t)kp->np);

@@ -85,7 +85,7 @@ static void cm_correction(const sim *s, int k, double t, double a[3], double j[3
         double xp[3], vp[3];
         ks_block_state(s, p, t, xp, vp);
         const ks_chain *ch = &s->ks->ch;
-        if (ch->active && p == ch->icm && ch->tres == t) {
+        if (p == ch->icm && ks_chain_resolved_at(ch, t)) {
             /* the chain by its members (and the chain's c.m. feels this
              * pair's components: ks_chain_cm_correction), so that the
              * forces between the two are equal and opposite */
@@ -109,12 +109,6 @@ static void cm_correction(const sim *s, int k, double t, double a[3], double j[3
     }
 }
 
-static int in_list(const int *l, int n, int x)
-{
-    for (int q = 0; q < n; q++)
-        if (l[q] == x) return 1;
-    return 0;
-}
 
 /* Does the chain's c.m. correction (ks_chain_cm_correction) take the
  * perturbed pair whose c.m. is slot J by its components?  Then the point
@@ -127,7 +121,7 @@ static int chain_takes_pair_resolved(const sim *s, int J, double t)
     const ks_chain *ch = &s->ks->ch;
     if (J < s->n || J >= s->ntot) return 0;
     const ks_pair *kq = &s->ks->pair[J - s->n];
-    return ks_pair_perturbed(kq) && kq->tres == t && in_list(ch->plist, ch->np, J);
+    return ks_pair_resolved_at(kq, t) && ks_list_has(ch->plist, ch->np, J);
 }
 
 /* Does cm_correction of pair k take the chain by its members? */
@@ -135,7 +129,8 @@ static int chain_in_pair_cm_correction(const sim *s, int k, double t)
 {
     const ks_chain *ch = &s->ks->ch;
     const ks_pair *kp = &s->ks->pair[k];
-    return ch->active && ch->tres == t && ks_pair_perturbed(kp) && in_list(kp->plist, kp->np, ch->icm);
+    return ks_chain_resolved_at(ch, t) && ks_pair_resolved_at(kp, t) &&
+           ks_list_has(kp->plist, kp->np, ch->icm);
 }
 
 int ks_needs_correction(const sim *s)
@@ -189,7 +184,7 @@ void ks_irr_correct(const sim *s, int ni, const int *ilist, const int *const *li
         const int *L = lists[k];
         for (int q = nnb[k] - 1; q >= 0 && L[q] >= s->n; q--) {
             int J = L[q];
-            if (ki && in_list(ki->plist, ki->np, J)) continue; /* done above */
+            if (ki && ks_list_has(ki->plist, ki->np, J)) continue; /* done above */
             if (chain_cm && chain_takes_pair_resolved(s, J, t)) continue; /* chain_irr_correct */
             int comp = part ? ks_partial_comp(s, i, J) : -1;
             if (comp >= 0) ks_partial_correct(s, J, comp, t, x, v, a[k], j[k]);

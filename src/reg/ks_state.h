@@ -182,6 +182,27 @@ void ks_note_event(sim *s, int kind, double t, int name1, int name2, double loca
 /* Bodies idx[0..nb) start again at t from their high-order predicted state. */
 void ks_restart_state(sim *s, int nb, const int *idx, double t);
 /* Does the ascending list l of n entries hold x? */
+/* Does an unsorted list (a perturber list) name x? */
+static inline int ks_list_has(const int *l, int n, int x)
+{
+    for (int q = 0; q < n; q++)
+        if (l[q] == x) return 1;
+    return 0;
+}
+
+/* A perturbed pair resolved at t and the chain's members resolved at t:
+ * what the c.m. corrections of the pair and of the chain read by
+ * components (ks_forces.c, ks_chain.c).  One test for both sides, so that
+ * each takes the other resolved exactly when the other does. */
+static inline int ks_pair_resolved_at(const ks_pair *kp, double t)
+{
+    return ks_pair_perturbed(kp) && kp->tres == t;
+}
+static inline int ks_chain_resolved_at(const ks_chain *ch, double t)
+{
+    return ch->active && ch->tres == t;
+}
+
 static inline int ks_sorted_has(const int *l, int n, int x)
 {
     int lo = 0, hi = n - 1;
