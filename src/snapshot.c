@@ -68,6 +68,26 @@ static int attr_str(hid_t loc, const char *name, const char *text)
     return rc;
 }
 
+/* HDF5 stamps every object with its creation time unless told not to; a
+ * snapshot without the stamps is a function of the state alone, so two runs
+ * that should agree (thread or GPU counts, a restart) can be compared byte
+ * for byte with cmp.  H5P_DEFAULT where the list cannot be made. */
+static hid_t untimed_plist(hid_t cls)
+{
+    hid_t p = H5Pcreate(cls);
+    if (p < 0) return H5P_DEFAULT;
+    if (H5Pset_obj_track_times(p, 0) < 0) {
+        H5Pclose(p);
+        return H5P_DEFAULT;
+    }
+    return p;
+}
+
+static void plist_close(hid_t p)
+{
+    if (p != H5P_DEFAULT) H5Pclose(p);
+}
+
 /* A dataset of shape (n) or (n, 3) with a "units" attribute. */
 static int dset(hid_t loc, const char *name, hid_t mem, hid_t file, int cols, hsize_t n,
                 const void *data, const char *units)
@@ -75,7 +95,9 @@ static int dset(hid_t loc, const char *name, hid_t mem, hid_t file, int cols, hs
     hsize_t dims[2] = {n, (hsize_t)cols};
     hid_t sp = H5Screate_simple(cols > 1 ? 2 : 1, dims, NULL);
     if (sp < 0) return -1;
-    hid_t d = H5Dcreate2(loc, name, file, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = untimed_plist(H5P_DATASET_CREATE);
+    hid_t d = H5Dcreate2(loc, name, file, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    plist_close(dcpl);
     int rc = d < 0 || (n > 0 && H5Dwrite(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) ? -1 : 0;
     if (rc == 0 && units) rc = attr_str(d, "units", units);
     if (d >= 0) H5Dclose(d);
@@ -297,8 +319,10 @@ int snapshot_write(const char *path, const sim *s, const deck *dk, const diag *d
 #if H5_VERSION_GE(1, 10, 7)
     if (fapl >= 0) H5Pset_file_locking(fapl, 0, 1); /* one writer, and NFS-safe */
 #endif
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl >= 0 ? fapl : H5P_DEFAULT);
+    hid_t fcpl = untimed_plist(H5P_FILE_CREATE); /* the root group's stamp */
+    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl >= 0 ? fapl : H5P_DEFAULT);
     if (fapl >= 0) H5Pclose(fapl);
+    plist_close(fcpl);
     int rc = f < 0 ? -1 : 0;
     hid_t g = -1;
     if (rc == 0) {
@@ -306,7 +330,9 @@ int snapshot_write(const char *path, const sim *s, const deck *dk, const diag *d
              attr_str(f, "code", "nbody6c " NBODY6C_VERSION) || attr_str(f, "step_group", gname) ? -1 : 0;
     }
     if (rc == 0) {
-        g = H5Gcreate2(f, gname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t gcpl = untimed_plist(H5P_GROUP_CREATE);
+        g = H5Gcreate2(f, gname, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+        plist_close(gcpl);
         rc = g < 0 ? -1 : 0;
     }
     if (rc == 0) rc = write_attributes(g, s, dk, d, index);
