@@ -167,6 +167,12 @@ typedef struct GpunbCuda {
      * and the host's last-wins marks for repeated slots */
     int *d_res, *d_resn;
     char *h_sl, *d_sl; size_t h_sl_cap, d_sl_cap;
+    /* several GPUs: the other GPUs' parts of a chunk's lists on GPU 0, and
+     * the event after their copies (the next chunk's regf on those GPUs
+     * overwrites what was copied) */
+    char *d_peer; size_t peer_cap;
+    cudaEvent_t peer_copied;
+    int peer_pending;
     int *res_mark;
 } GpunbCuda;
 
@@ -742,6 +748,34 @@ __global__ void k_res_put(const int *slot, const int *cnt, const int *off, const
     if (lane == 0) resn[i] = c;
 }
 
+/* Several GPUs: the resident rows of one regf chunk from each GPU's part of
+ * the lists (its counts, offsets and serialised entries, the other GPUs'
+ * copied to GPU 0 beforehand), concatenated in GPU order, which is
+ * ascending j and the order of the host's combined lists; a row whose
+ * total is over nbmax is not kept, as k_res_put. */
+typedef struct ResParts {
+    const int *cnt[NGROUP], *off[NGROUP], *list[NGROUP];
+    int np;
+} ResParts;
+
+__global__ void k_res_put_parts(const int *slot, ResParts P, int n, int nbmax, int *res, int *resn)
+{
+    const int w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    if (w >= n) return;
+    const int i = slot[w];
+    int tot = 0;
+    for (int p = 0; p < P.np; p++) tot += P.cnt[p][w];
+    if (tot > nbmax || i < 0) return;   /* uniform over the warp */
+    int *dst = res + (size_t)i * nbmax;
+    for (int p = 0; p < P.np; p++) {
+        const int c = P.cnt[p][w];
+        const int *src = P.list[p] + P.off[p][w];
+        for (int q = lane; q < c; q += 32) dst[q] = src[q];
+        dst += c;
+    }
+    if (lane == 0) resn[i] = tot;
+}
+
 /* ------------------------------------------------------ device management */
 
 static void dev_set(const Dev *d) { CK(cudaSetDevice(d->id)); }
@@ -806,6 +840,8 @@ static HLayout h_layout(int ngl, int ni)
  * header and, right after it, the serialised lists in d->h_hdr. */
 static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
 {
+    /* GPU 0 may still be copying this GPU's last lists (res_keep_parts) */
+    if (d != &c->dev[0] && c->peer_pending) CK(cudaEventSynchronize(c->peer_copied));
     dev_set(d);
     int lo, hi;
     dev_jrange(d, gm, &lo, &hi);
@@ -1036,6 +1072,8 @@ static void cuda_close(gpunb *g)
             if (c->d_res) cudaFree(c->d_res);
             if (c->d_resn) cudaFree(c->d_resn);
             if (c->d_sl) cudaFree(c->d_sl);
+            if (c->d_peer) cudaFree(c->d_peer);
+            if (c->peer_copied) cudaEventDestroy(c->peer_copied);
         }
         if (d->h_hdr) cudaFreeHost(d->h_hdr);
         if (d->h_out) cudaFreeHost(d->h_out);
@@ -1087,16 +1125,23 @@ static void dev_set_jp(GpunbCuda *c, Dev *d, void *arg)
 
 /* Sends the pending polynomials (each slot once, its latest); set_jp goes on
  * in the other buffer. */
-static void flush_set_jp(GpunbCuda *c)
+static void flush_sent(GpunbCuda *c)
 {
-    const int n = c->npend;
-    if (n <= 0) return;
-    SendArg a = {c->fill, n};
-    on_all_devices(c, dev_set_jp, &a);
-    for (int k = 0; k < n; k++) c->pend_pos[c->pend_idx[k]] = -1;
+    for (int k = 0; k < c->npend; k++) c->pend_pos[c->pend_idx[k]] = -1;
     c->npend = 0;
     c->stage[c->fill].busy = 1;
     c->fill ^= 1;
+}
+
+/* Outside a regular force (irrf, fpoly, pot) the caller queues the copies
+ * on every GPU itself: they are asynchronous, and waking the GPUs' host
+ * threads for them cost more (a round trip per irrf call of a big block). */
+static void flush_set_jp(GpunbCuda *c)
+{
+    if (c->npend <= 0) return;
+    SendArg a = {c->fill, c->npend};
+    for (int k = 0; k < c->ngpu; k++) dev_set_jp(c, &c->dev[k], &a);
+    flush_sent(c);
 }
 
 /* The staging buffer set_jp fills, ready for `need` entries: its last upload
@@ -1324,30 +1369,64 @@ static int combine_chunk(GpunbCuda *c, int n, int i0, int nbmax, double (*a)[3],
     return over;
 }
 
-static void res_upload(GpunbCuda *c, int n, const int *idx, const int *nnb, const int *const *lists);
-
-/* Several GPUs: GPU 0 built only its groups' part of each list, so the
- * combined lists of one chunk go up from the host (those that fit). */
-static void res_keep_combined(GpunbCuda *c, int n, const int *idx, const int *nnb, const int *list, int nbmax)
+/* Several GPUs: each built its groups' part of each list; the other GPUs'
+ * parts go to GPU 0 device to device and k_res_put_parts joins them into
+ * the resident rows there (the host's combined lists are the same
+ * entries, in the same order). */
+static void res_keep_parts(GpunbCuda *c, const Geom *gm)
 {
-    int *kk = (int *)malloc(sizeof(int) * (size_t)n * 2);
-    const int **lp = (const int **)malloc(sizeof(int *) * (size_t)n);
-    if (!kk || !lp) { fprintf(stderr, "gpunb cuda: out of host memory\n"); exit(1); }
-    int *ki = kk, *kn = kk + n, m = 0;
-    for (int k = 0; k < n; k++) {
-        if (nnb[k] < 0) continue;
-        ki[m] = idx[k];
-        kn[m] = nnb[k];
-        lp[m++] = list + (size_t)k * nbmax;
+    Dev *d0 = &c->dev[0];
+    const int n = gm->ni;
+    size_t need = 0;
+    for (int k = 1; k < c->ngpu; k++) {
+        const Dev *d = &c->dev[k];
+        const HLayout hl = h_layout(d->g1 - d->g0, n);
+        const int total = ((const int *)(d->h_hdr + hl.misc))[1];
+        need += roundup((int)(hl.total - hl.cnt + (size_t)total * sizeof(int)), 256) +
+                roundup(n * (int)sizeof(int), 256);
     }
-    res_upload(c, m, ki, kn, lp);
-    free(kk);
-    free((void *)lp);
+    dev_set(d0);
+    grow_dev((void **)&c->d_peer, &c->peer_cap, need + 256);
+    ResParts P;
+    P.np = c->ngpu;
+    size_t o = 0;
+    for (int k = 0; k < c->ngpu; k++) {
+        const Dev *d = &c->dev[k];
+        const HLayout hl = h_layout(d->g1 - d->g0, n);
+        if (k == 0) {
+            P.cnt[0] = (const int *)(d->d_hdr + hl.cnt);
+            P.off[0] = d->d_off;
+            P.list[0] = (const int *)(d->d_hdr + hl.total);
+            continue;
+        }
+        /* counts, flags and entries are one span of the header */
+        const int total = ((const int *)(d->h_hdr + hl.misc))[1];
+        const size_t span = hl.total - hl.cnt + (size_t)total * sizeof(int);
+        CK(cudaMemcpyPeerAsync(c->d_peer + o, d0->id, d->d_hdr + hl.cnt, d->id, span, d0->st));
+        P.cnt[k] = (const int *)(c->d_peer + o);
+        P.list[k] = (const int *)(c->d_peer + o + (hl.total - hl.cnt));
+        o += roundup((int)span, 256);
+        CK(cudaMemcpyPeerAsync(c->d_peer + o, d0->id, d->d_off, d->id, (size_t)n * sizeof(int), d0->st));
+        P.off[k] = (const int *)(c->d_peer + o);
+        o += roundup(n * (int)sizeof(int), 256);
+    }
+    CK(cudaEventRecord(c->peer_copied, d0->st));
+    c->peer_pending = 1;
+    const ILayout il = i_layout(gm->ni_pad);
+    k_res_put_parts<<<cdiv((long)n * 32, 128), 128, 0, d0->st>>>((const int *)(d0->d_i + il.slot), P, n,
+                                                                   c->base.nbmax, c->d_res, c->d_resn);
+    CKL("k_res_put_parts");
 }
+
+/* One GPU's share of a regf chunk; the first chunk also sends the pending
+ * set_jp updates (one wake-up of the GPUs' host threads instead of two). */
+typedef struct RegfJob { const Geom *gm; SendArg send; } RegfJob;
 
 static void dev_regf_fn(GpunbCuda *c, Dev *d, void *arg)
 {
-    dev_regf(c, d, (const Geom *)arg, c->base.nbmax);
+    const RegfJob *job = (const RegfJob *)arg;
+    if (job->send.n > 0) dev_set_jp(c, d, (void *)&job->send);
+    dev_regf(c, d, job->gm, c->base.nbmax);
 }
 
 static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
@@ -1358,19 +1437,18 @@ static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
     const int nbmax = g->nbmax, nj = c->jend - c->jbeg;
     int over = 0;
     c->regf_calls++;
-    double w0 = omp_get_wtime();
-    flush_set_jp(c);
     double w1 = omp_get_wtime();
-    c->t_flush += w1 - w0;
     for (int i0 = 0; i0 < ni; i0 += NI_CHUNK) {
         const int n = imin(NI_CHUNK, ni - i0);
         const Geom gm = make_geom(n, nj, c->target_blocks);
         pack_i(c, &gm, idx + i0, h2 + i0, dtr + i0, x + i0, v + i0);
         double w2 = omp_get_wtime();
-        on_all_devices(c, dev_regf_fn, (void *)&gm);
+        RegfJob job = {&gm, {c->fill, i0 == 0 ? c->npend : 0}};
+        on_all_devices(c, dev_regf_fn, (void *)&job);
+        if (job.send.n > 0) flush_sent(c);
         double w3 = omp_get_wtime();
         over += combine_chunk(c, n, i0, nbmax, a, jerk, nnb, list);
-        if (c->d_resn && c->ngpu > 1) res_keep_combined(c, n, idx + i0, nnb + i0, list + (size_t)i0 * nbmax, nbmax);
+        if (c->d_resn && c->ngpu > 1) res_keep_parts(c, &gm);
         double w4 = omp_get_wtime();
         c->t_pack += w2 - w1;
         c->t_dev += w3 - w2;
@@ -1876,6 +1954,16 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
         OPEN_CK(cudaMalloc((void **)&d->d_hdr, hdr));
         OPEN_CK(cudaHostAlloc((void **)&d->h_hdr, hdr, cudaHostAllocPortable));
         d->hdr_cap = hdr;
+    }
+    OPEN_CK(cudaSetDevice(0));
+    OPEN_CK(cudaEventCreateWithFlags(&c->peer_copied, cudaEventDisableTiming));
+    /* direct copies from the other GPUs to GPU 0 where the link allows
+     * (cudaMemcpyPeerAsync goes through the host otherwise) */
+    for (int k = 1; k < ngpu; k++) {
+        int can = 0;
+        if (cudaDeviceCanAccessPeer(&can, 0, k) == cudaSuccess && can &&
+            cudaDeviceEnablePeerAccess(k, 0) != cudaSuccess)
+            (void)cudaGetLastError();   /* already enabled: fine */
     }
     c->base.host_threads = ngpu - 1;
     if (ngpu > 1 && !(c->pool = pool_start(c))) {

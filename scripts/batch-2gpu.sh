@@ -1,10 +1,13 @@
 #!/bin/sh
 # batch-2gpu.sh — production runs on a dual-GPU workstation.
 #
-#   scripts/batch-2gpu.sh DECK1 DECK2     two runs at once, one per GPU, the
-#                                         cores split in halves, threads pinned
+#   scripts/batch-2gpu.sh DECK1 DECK2     two runs at once, one per GPU, each
+#                                         kept to its half of the cores (BIND)
 #   scripts/batch-2gpu.sh --both DECK     one run over both GPUs, all cores but one
 #                                         (kept for the second GPU's host thread)
+#   scripts/batch-2gpu.sh --half 1|2 DECK one run as the first (second) run of a
+#                                         pair is started, alone: the baseline
+#                                         of a pair's slow-down
 #
 # Each run writes to $OUTROOT/<deck name>/ (default: the current folder).  A
 # folder that already holds an unfinished run (checkpoint.bin, summary.json
@@ -15,7 +18,12 @@
 #
 # Environment: NBODY6C (default bin/nbody6c), CORES (default: all online
 # CPUs; give the physical core count on machines with hyper-threading),
-# OUTROOT (default .), EXTRA (more nbody6c options, e.g. "--checkpoint-every 30").
+# OUTROOT (default .), EXTRA (more nbody6c options, e.g. "--checkpoint-every 30"),
+# BIND: how a run of a pair keeps to its half of the cores: "cores" (default:
+# the run's CPU set is its half, taskset; its threads move within it),
+# "threads" (each OpenMP thread on one core, OMP_PLACES), "none".  Measured
+# on a 2 x H200 machine (docs/BENCHMARKS.md): "threads" slows a pair most,
+# since the CUDA driver's threads inherit the master thread's one core.
 set -u
 NBODY6C=${NBODY6C:-bin/nbody6c}
 CORES=${CORES:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)}
@@ -23,12 +31,12 @@ OUTROOT=${OUTROOT:-.}
 EXTRA=${EXTRA:-}
 
 usage() {
-    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
-# run_one DECK GPUS FIRST_CORE NCORES: one run, pinned to cores
-# FIRST_CORE .. FIRST_CORE+NCORES-1 and the given GPUs, in the background.
+# run_one DECK GPUS FIRST_CORE NCORES BIND: one run on the given GPUs and
+# cores FIRST_CORE .. FIRST_CORE+NCORES-1, in the background.
 run_one() {
     deck=$1 gpus=$2 first=$3 n=$4 bind=$5
     name=$(basename "$deck"); name=${name%.*}
@@ -39,17 +47,18 @@ run_one() {
     else
         what="--out $out $deck"
     fi
-    echo "batch-2gpu: $name on GPU $gpus, cores $first-$((first + n - 1)): $NBODY6C $what" >&2
+    echo "batch-2gpu: $name on GPU $gpus, cores $first-$((first + n - 1)) ($bind): $NBODY6C $what" >&2
     # OMP_PLACES "{first}:n:1" = n single-core places from core `first`.
-    # Not with two GPUs in one run: the second GPU's host thread would
-    # inherit the first thread's one-core binding; the team leaves it a core.
-    if [ "$bind" = 1 ]; then
-        places="OMP_PLACES={$first}:$n:1 OMP_PROC_BIND=close"
-    else
-        places="OMP_PROC_BIND=false"
-    fi
+    set --
+    case "$bind" in
+        threads) places="OMP_PLACES={$first}:$n:1 OMP_PROC_BIND=close" ;;
+        cores) places="OMP_PROC_BIND=false"
+               if command -v taskset >/dev/null 2>&1; then set -- taskset -c "$first-$((first + n - 1))"
+               else echo "batch-2gpu: no taskset: $name runs on any core" >&2; fi ;;
+        *) places="OMP_PROC_BIND=false" ;;
+    esac
     env CUDA_VISIBLE_DEVICES="$gpus" OMP_NUM_THREADS="$n" $places \
-        "$NBODY6C" --quiet --ngpu "$ngpu" $EXTRA $what >>"$OUTROOT/$name.stdout" 2>>"$OUTROOT/$name.stderr" &
+        "$@" "$NBODY6C" --quiet --ngpu "$ngpu" $EXTRA $what >>"$OUTROOT/$name.stdout" 2>>"$OUTROOT/$name.stderr" &
     pids="$pids $!"
 }
 
@@ -67,16 +76,27 @@ forward() {
 }
 trap forward TERM INT
 
+BIND=${BIND:-cores}
+case "$BIND" in cores|threads|none) ;; *) echo "batch-2gpu: BIND must be cores, threads or none" >&2; exit 2 ;; esac
+half=$((CORES / 2))
+[ "$half" -ge 1 ] || half=1
+
 [ $# -ge 1 ] || usage
 mkdir -p "$OUTROOT"
 if [ "$1" = "--both" ]; then
     [ $# -eq 2 ] || usage
-    run_one "$2" "$GPU_A,$GPU_B" 0 "$((CORES > 1 ? CORES - 1 : 1))" 0
+    # not "threads": the second GPU's host thread would inherit the master's core
+    run_one "$2" "$GPU_A,$GPU_B" 0 "$((CORES > 1 ? CORES - 1 : 1))" none
+elif [ "$1" = "--half" ]; then
+    [ $# -eq 3 ] || usage
+    case "$2" in
+        1) run_one "$3" "$GPU_A" 0 "$half" "$BIND" ;;
+        2) run_one "$3" "$GPU_B" "$half" "$half" "$BIND" ;;
+        *) usage ;;
+    esac
 elif [ $# -eq 2 ]; then
-    half=$((CORES / 2))
-    [ "$half" -ge 1 ] || half=1
-    run_one "$1" "$GPU_A" 0 "$half" 1
-    run_one "$2" "$GPU_B" "$half" "$half" 1
+    run_one "$1" "$GPU_A" 0 "$half" "$BIND"
+    run_one "$2" "$GPU_B" "$half" "$half" "$BIND"
 else
     usage
 fi
