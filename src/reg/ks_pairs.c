@@ -154,14 +154,60 @@ static int moved_labels(const sim *s, const int *map, int split, int *set)
     return n;
 }
 
+/* one label at a time: the inner loop vectorises (the list stays in L1) */
 static int names_any(const int *l, int n, const int *set, int nset)
 {
     int hit = 0;
-    for (int q = 0; q < n; q++) {
-        int e = l[q];
-        for (int k = 0; k < nset; k++) hit |= e == set[k];
+    for (int k = 0; k < nset; k++) {
+        const int x = set[k];
+        for (int q = 0; q < n; q++) hit |= l[q] == x;
     }
     return hit;
+}
+
+/* The new labels of list l into tmp, ascending; m returned.  Lists are kept
+ * ascending and an event moves a few labels: the entries it left in place
+ * are copied in order and the few moved ones merged in, instead of sorting
+ * the whole list (a sort of each of the few hundred lists an event touches
+ * was most of the relabelling's time); an unsorted list is sorted whole. */
+static int relabelled_sorted(const int *l, int n, const int *map, int split, int sa, int sb, int *tmp)
+{
+    enum { FEW = 32 };
+    int moved[FEW], nm = 0, m = 0, sorted = 1;
+    for (int q = 0; q < n; q++) {
+        const int e = l[q];
+        if (e != split && map[e] == e) {
+            sorted &= m == 0 || tmp[m - 1] <= e;
+            tmp[m++] = e;
+        } else if (nm + 2 > FEW) {
+            sorted = 0;
+            break;
+        } else if (e == split) {
+            moved[nm++] = sa;
+            moved[nm++] = sb;
+        } else {
+            moved[nm++] = map[e];
+        }
+    }
+    if (!sorted) {
+        m = 0;
+        for (int q = 0; q < n; q++) {
+            const int e = l[q];
+            if (e == split) {
+                tmp[m++] = sa;
+                tmp[m++] = sb;
+            } else {
+                tmp[m++] = map[e];
+            }
+        }
+        qsort(tmp, m, sizeof(int), cmp_int);
+        return m;
+    }
+    qsort(moved, nm, sizeof(int), cmp_int);
+    /* merge from the back, in place in tmp (room: n + 1 entries) */
+    int a = m - 1, b = nm - 1, w = m + nm;
+    while (b >= 0) tmp[--w] = (a >= 0 && tmp[a] > moved[b]) ? tmp[a--] : moved[b--];
+    return m + nm;
 }
 
 static int relabel_list(int *l, int n, const int *map, int split, int sa, int sb, int self,
@@ -170,17 +216,7 @@ static int relabel_list(int *l, int n, const int *map, int split, int sa, int sb
     /* most lists name none of the few bodies an event moves: leave them */
     *changed = names_moved(l, n, map, split);
     if (!*changed) return n;
-    int m = 0;
-    for (int q = 0; q < n; q++) {
-        int e = l[q];
-        if (e == split) {
-            tmp[m++] = sa;
-            tmp[m++] = sb;
-        } else {
-            tmp[m++] = map[e];
-        }
-    }
-    qsort(tmp, m, sizeof(int), cmp_int);
+    const int m = relabelled_sorted(l, n, map, split, sa, sb, tmp);
     int w = 0;
     for (int q = 0; q < m; q++) {
         if (tmp[q] == self || tmp[q] < 0 || (w > 0 && tmp[q] == l[w - 1])) continue;
@@ -208,8 +244,10 @@ int ks_relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full)
     int set[MOVED_MAX], nset = moved_labels(s, map, split, set);
     if (nset >= 0) {
 #pragma omp parallel for schedule(static)
-        for (int i = s->ifirst; i < s->ntot; i++)
+        for (int i = s->ifirst; i < s->ntot; i++) {
+            sim_list_prefetch(s, i + SIM_LIST_AHEAD);
             mark[i] = (unsigned char)names_any(sim_list(s, i), s->nnb[i], set, nset);
+        }
     } else {
 #pragma omp parallel for schedule(static)
         for (int i = s->ifirst; i < s->ntot; i++)
@@ -508,6 +546,7 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     double w0 = omp_get_wtime();
 #pragma omp parallel for schedule(static)
     for (int b = s->ifirst; b < s->ntot; b++) {
+        sim_list_prefetch(s, b + SIM_LIST_AHEAD);
         const int *l = sim_list(s, b);
         int hi = 0, hj = 0;
         for (int q = 0; q < s->nnb[b]; q++) {
