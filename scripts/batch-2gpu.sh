@@ -21,9 +21,10 @@
 # OUTROOT (default .), EXTRA (more nbody6c options, e.g. "--checkpoint-every 30"),
 # BIND: how a run of a pair keeps to its half of the cores: "cores" (default:
 # the run's CPU set is its half, taskset; its threads move within it),
-# "threads" (each OpenMP thread on one core, OMP_PLACES), "none".  Measured
-# on a 2 x H200 machine (docs/BENCHMARKS.md): "threads" slows a pair most,
-# since the CUDA driver's threads inherit the master thread's one core.
+# "threads" (each OpenMP thread on one core, OMP_PLACES; the CUDA driver's
+# threads then share the master thread's core), "none".  On the 2-GPU
+# machines measured (docs/BENCHMARKS.md, "Dual-GPU workstation") the three
+# were within that machine's run-to-run spread of each other.
 set -u
 NBODY6C=${NBODY6C:-bin/nbody6c}
 CORES=${CORES:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)}
