@@ -799,6 +799,107 @@ static void test_partial_entries(void)
 
 /* c~_k(z) = sum_n (-z)^n k!/(k+2n)! summed in long double to convergence,
  * and the sum of the terms' magnitudes (the scale of its rounding). */
+/* ---- relabelling of the lists at an event -------------------------------- */
+
+static int cmp_int_t(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* ks_relabel_all's contract, written out plainly: a list that names a
+ * moved label has every entry renamed by map (split -> sa, sb), the owner
+ * and duplicates dropped, ascending, at most cap entries (more: *full). */
+static int relabel_reference(const int *l, int n, const int *map, int split, int sa, int sb, int self,
+                             int cap, int *out, int *full)
+{
+    int tmp[2 * 64 + 4], m = 0, w = 0, named = 0;
+    for (int q = 0; q < n; q++) named |= l[q] == split || map[l[q]] != l[q];
+    *full = 0;
+    if (!named) { /* a list naming no moved label stays as it is */
+        memcpy(out, l, sizeof(int) * (size_t)n);
+        return n;
+    }
+    for (int q = 0; q < n; q++) {
+        if (l[q] == split) { tmp[m++] = sa; tmp[m++] = sb; }
+        else tmp[m++] = map[l[q]];
+    }
+    qsort(tmp, m, sizeof(int), cmp_int_t);
+    for (int q = 0; q < m; q++) {
+        if (tmp[q] == self || (w > 0 && tmp[q] == out[w - 1])) continue;
+        if (w == cap) { *full = 1; break; }
+        out[w++] = tmp[q];
+    }
+    return w;
+}
+
+/* Random ascending lists (a few out of order, a few full) through
+ * ks_relabel_all with moved labels (a swap, a 3-cycle) and a split c.m.,
+ * against the reference above: the merge of the few moved entries into the
+ * kept ones must give what renaming and sorting the whole list gives. */
+static void test_relabel_lists(rng *st)
+{
+    enum { N = 600, NBMAX = 48 };
+    deck d;
+    deck_defaults(&d, N);
+    static double m[N], x[N][3], v[N][3];
+    for (int i = 0; i < N; i++) {
+        m[i] = 1.0 / N;
+        for (int k = 0; k < 3; k++) { x[i][k] = rng_uniform(st) - 0.5; v[i][k] = 0.0; }
+    }
+    char err[256];
+    sim *s = sim_create(&d, N, m, (const double (*)[3])x, (const double (*)[3])v, NBMAX, err, sizeof err);
+    if (!s || ks_open(s, &d, err, sizeof err)) {
+        CHECK(0, "relabelling: set-up (%s)", err);
+        sim_free(s);
+        return;
+    }
+    int *map = s->ks->map, *inv = map + s->cap;
+    static int before[N][NBMAX], nb0[N], ref[N][NBMAX], nref[N], fullref[N];
+    int bad = 0, hits = 0, unsorted = 0, fulls = 0;
+    for (int round = 0; round < 20; round++) {
+        ks_labels_reset(s, map, inv);
+        int p = (int)(rng_uniform(st) * N), q = (p + 1 + (int)(rng_uniform(st) * (N - 1))) % N;
+        int c1 = (q + 7) % N, c2 = (q + 111) % N, c3 = (q + 222) % N;
+        if (c1 == p || c2 == p || c3 == p) continue;
+        map[p] = q; map[q] = p;                   /* a swap */
+        map[c1] = c2; map[c2] = c3; map[c3] = c1; /* a 3-cycle */
+        int split = round % 2 ? (q + 333) % N : -1, sa = (q + 400) % N, sb = (q + 401) % N;
+        if (split == p || split == q || split == c1 || split == c2 || split == c3) split = -1;
+        for (int i = 0; i < N; i++) {
+            int *l = sim_list(s, i), n = 0;
+            const int full = rng_uniform(st) < 0.03;
+            const double dens = full ? 1.0 : (5 + rng_uniform(st) * 35) / N;
+            /* a full list around the split c.m.: its split takes it over nbmax */
+            const int j0 = full && split >= 0 ? (split > 20 ? split - 20 : 0) : 0;
+            for (int j = j0; j < N && n < NBMAX; j++)
+                if (j != i && (rng_uniform(st) < dens || j == p)) l[n++] = j;
+            if (rng_uniform(st) < 0.05 && n > 2) { int t = l[0]; l[0] = l[n - 1]; l[n - 1] = t; unsorted++; }
+            s->nnb[i] = n;
+            nb0[i] = n;
+            memcpy(before[i], l, sizeof(int) * (size_t)n);
+        }
+        for (int i = 0; i < N; i++) {
+            nref[i] = relabel_reference(before[i], nb0[i], map, split, sa, sb, i, NBMAX, ref[i], &fullref[i]);
+            fulls += fullref[i];
+        }
+        int full[N];
+        int nfull = ks_relabel_all(s, map, split, sa, sb, full);
+        int nwant = 0;
+        for (int i = 0; i < N; i++) {
+            nwant += fullref[i];
+            hits += nref[i] != nb0[i] || memcmp(ref[i], before[i], sizeof(int) * (size_t)nb0[i]) != 0;
+            if (s->nnb[i] != nref[i] || memcmp(sim_list(s, i), ref[i], sizeof(int) * (size_t)nref[i]) != 0) bad++;
+        }
+        if (split >= 0 && nfull != nwant) bad++;
+    }
+    CHECK(bad == 0 && hits > 1000 && unsorted > 100 && fulls > 0,
+          "relabelling: %d lists renamed (%d out of order, %d cut at nbmax) equal the plain rename-and-sort (%d differ)",
+          hits, unsorted, fulls, bad);
+    ks_close(s);
+    sim_free(s);
+}
+
 static long double stumpff_series(int k, double z, long double *scale)
 {
     long double t = 1.0L, sum = 0.0L, mag = 0.0L;
@@ -840,6 +941,7 @@ int main(void)
     rng_seed(&st, check_seed());
     test_transform(&st);
     test_stumpff(&st);
+    test_relabel_lists(&st);
     test_unperturbed(&st);
     test_perturbed(&st);
     test_encounter();
