@@ -1123,8 +1123,8 @@ static void dev_set_jp(GpunbCuda *c, Dev *d, void *arg)
     d->pred_ok = 0;
 }
 
-/* Sends the pending polynomials (each slot once, its latest); set_jp goes on
- * in the other buffer. */
+/* The pending polynomials (each slot once, its latest) have been queued on
+ * every GPU: set_jp goes on in the other buffer. */
 static void flush_sent(GpunbCuda *c)
 {
     for (int k = 0; k < c->npend; k++) c->pend_pos[c->pend_idx[k]] = -1;
@@ -1139,9 +1139,11 @@ static void flush_sent(GpunbCuda *c)
 static void flush_set_jp(GpunbCuda *c)
 {
     if (c->npend <= 0) return;
+    const double w0 = omp_get_wtime();
     SendArg a = {c->fill, c->npend};
     for (int k = 0; k < c->ngpu; k++) dev_set_jp(c, &c->dev[k], &a);
     flush_sent(c);
+    c->t_flush += omp_get_wtime() - w0;
 }
 
 /* The staging buffer set_jp fills, ready for `need` entries: its last upload

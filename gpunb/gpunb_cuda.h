@@ -16,8 +16,10 @@ typedef struct gpunb_cuda_stats {
     long regf_calls;     /* gpunb_regf calls */
     long slice_retries;  /* launches redone because a j-slice's list buffer filled */
     int slice_capacity;  /* entries per (slice, i) partial list now */
-    /* wall time (s) of the regf calls by phase, on the host: pending set_jp
-     * sent, i-bodies packed, the GPUs' work (waited for), results combined */
+    /* wall time (s) by phase, on the host: pending set_jp queued outside
+     * regf (irrf, fpoly; a regf sends them with its GPUs' work), and of the
+     * regf calls: i-bodies packed, the GPUs' work (waited for), results
+     * combined */
     double t_flush, t_pack, t_dev, t_combine;
     /* on GPU 0 between CUDA events, only with NBODY6C_GPUNB_TRACE=1 (the
      * events cost a little): prediction, i upload, force kernel, list
