@@ -170,6 +170,24 @@ static int names_any(const int *l, int n, const int *set, int nset)
  * are copied in order and the few moved ones merged in, instead of sorting
  * the whole list (a sort of each of the few hundred lists an event touches
  * was most of the relabelling's time); an unsorted list is sorted whole. */
+/* Every entry renamed (split -> sa, sb) into tmp, then sorted: the general
+ * case, for a list out of order or one naming many moved labels. */
+static int relabelled_by_sort(const int *l, int n, const int *map, int split, int sa, int sb, int *tmp)
+{
+    int m = 0;
+    for (int q = 0; q < n; q++) {
+        const int e = l[q];
+        if (e == split) {
+            tmp[m++] = sa;
+            tmp[m++] = sb;
+        } else {
+            tmp[m++] = map[e];
+        }
+    }
+    qsort(tmp, m, sizeof(int), cmp_int);
+    return m;
+}
+
 static int relabelled_sorted(const int *l, int n, const int *map, int split, int sa, int sb, int *tmp)
 {
     enum { FEW = 32 };
@@ -189,20 +207,7 @@ static int relabelled_sorted(const int *l, int n, const int *map, int split, int
             moved[nm++] = map[e];
         }
     }
-    if (!sorted) {
-        m = 0;
-        for (int q = 0; q < n; q++) {
-            const int e = l[q];
-            if (e == split) {
-                tmp[m++] = sa;
-                tmp[m++] = sb;
-            } else {
-                tmp[m++] = map[e];
-            }
-        }
-        qsort(tmp, m, sizeof(int), cmp_int);
-        return m;
-    }
+    if (!sorted) return relabelled_by_sort(l, n, map, split, sa, sb, tmp);
     qsort(moved, nm, sizeof(int), cmp_int);
     /* merge from the back, in place in tmp (room: n + 1 entries) */
     int a = m - 1, b = nm - 1, w = m + nm;
