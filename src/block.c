@@ -254,8 +254,7 @@ static void correct_irregular(sim *s, block_scratch *b, int k, double t)
     double step = s->dt[i];
     /* convergence limit on large N (nbint.f): the velocity correction must
      * stay small compared with the force over the step */
-    double stepj = 0.01 * cbrt(60000.0 / s->n);
-    if (T > stepj && s->n > 1000) {
+    if (s->n > 1000 && T > step_irregular_checked(s->n)) {
         double dv[3] = {v[0] - b->vpred[k][0], v[1] - b->vpred[k][1], v[2] - b->vpred[k][2]};
         double dv2 = dot3(dv, dv), fi2 = dot3(s->fi[i], s->fi[i]);
         if (dv2 > 0.0) T = fmin(T, step * pow(1e-6 * step * step * fi2 / dv2, 0.1));
@@ -364,7 +363,7 @@ static void correct_regular(sim *s, block_scratch *b, int q, double t, double rs
     double dtr = step_regular_update(DTR, T, t, s->p.smax);
     double dv[3] = {s->v0[i][0] - b->vpred[k][0], s->v0[i][1] - b->vpred[k][1], s->v0[i][2] - b->vpred[k][2]};
     double dv2 = dot3(dv, dv);
-    if (dtr > DTR && dtr > 0.1 && fr2 > 0.0 && dv2 > 0.0) {
+    if (dtr > DTR && dtr > STEP_REG_CHECKED && fr2 > 0.0 && dv2 > 0.0) {
         /* grow a long regular step only if its velocity correction was small */
         if (DTR * pow(1e-4 * DTR * DTR * fr2 / dv2, 0.1) < dtr) dtr = DTR;
     }

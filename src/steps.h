@@ -10,6 +10,12 @@
 double step_aarseth(const double a[3], const double j[3], const double a2[3],
                     const double a3[3], double eta);
 
+/* Above these, a new step must pass a convergence test on the velocity
+ * correction of the last step (nbint.f's STEPJ = 0.01 (60000/N)^(1/3) for
+ * irregular steps when N > 1000; gpucor.f's 0.1 for regular steps). */
+#define STEP_REG_CHECKED 0.1
+double step_irregular_checked(int n);
+
 /* The block level for a step dt: smax if dt >= smax, else the largest
  * smax/2^k strictly below dt (NBODY6's STEPK). */
 double step_level(double dt, double smax);
@@ -26,7 +32,8 @@ double step_regular_update(double dtr, double dt0, double t, double smax);
 
 /* First irregular and regular steps of body i at time t from its force
  * polynomials (steps.f): at the start, and for a body that appears or
- * restarts at a KS, chain or merger event. */
+ * restarts at a KS, chain or merger event.  Capped at the checked limits
+ * above, which a first step cannot be tested against. */
 void steps_first(sim *s, int i, double t);
 
 #endif

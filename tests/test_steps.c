@@ -6,7 +6,9 @@
  * relative (a square root and a handful of products). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "check.h"
+#include "simutil.h"
 #include "steps.h"
 
 static void test_aarseth(void)
@@ -68,10 +70,68 @@ static void test_updates(void)
           "regular: the same growth and shrinking");
 }
 
+/* A body whose polynomials barely vary: the criterion alone gives SMAX for
+ * both steps.  A first step has no last step for the convergence tests, so
+ * steps_first caps them where the tests begin: irregular at the level below
+ * STEPJ = 0.01 (60000/N)^(1/3) for N > 1000, regular below 0.1.  Without
+ * the caps a 512k Plummer model lost 2.5e-7 of E in its first 0.125. */
+static sim *quiet_body_sim(int n, double smax)
+{
+    deck d;
+    deck_defaults(&d, n);
+    d.smax = smax;
+    double *m = calloc((size_t)n, sizeof *m);
+    double (*x)[3] = calloc((size_t)n, sizeof *x), (*v)[3] = calloc((size_t)n, sizeof *v);
+    for (int i = 0; i < n; i++) { m[i] = 1.0 / n; x[i][0] = i; }
+    char err[200];
+    sim *s = sim_create(&d, n, m, (const double (*)[3])x, (const double (*)[3])v, 8, err, sizeof err);
+    free(m); free(x); free(v);
+    if (!s) { fprintf(stderr, "sim_create: %s\n", err); return NULL; }
+    int i = s->ifirst;
+    for (int c = 0; c < 3; c++) {
+        s->fi[i][c] = s->fid[i][c] = s->d2[i][c] = s->d3[i][c] = 0.0;
+        s->frd[i][c] = s->d2r[i][c] = s->d3r[i][c] = 0.0;
+        s->fr[i][c] = c == 0 ? -1.0 : 0.0;
+    }
+    s->fid[i][1] = 1e-9; s->frd[i][1] = 1e-9;  /* the criterion: ~1e4, far above SMAX */
+    s->d2[i][2] = 1e-9; s->d2r[i][2] = 1e-9;
+    s->d3[i][0] = 1e-9; s->d3r[i][0] = 1e-9;
+    s->nnb[i] = 5;
+    return s;
+}
+
+static void test_first_steps(void)
+{
+    sim *s = quiet_body_sim(524288, 0.125);
+    if (!s) { CHECK(0, "first steps: sim_create"); return; }
+    int i = s->ifirst;
+    steps_first(s, i, 0.0);
+    double stepj = 0.01 * cbrt(60000.0 / 524288.0); /* 0.0049: level 2^-8 below SMAX 0.125 */
+    CHECK(s->dt[i] == step_level(stepj, 0.125) && s->dt[i] == 0x1p-8,
+          "first steps, N = 512k, SMAX 0.125, quiet body: irregular 2^-8 below STEPJ %.4g (got %.9g)", stepj, s->dt[i]);
+    CHECK(s->dtr[i] == 0.0625, "first steps: regular 0.0625 below the checked 0.1 (got %.9g)", s->dtr[i]);
+    sim_free(s);
+
+    s = quiet_body_sim(512, 0.125);
+    if (!s) { CHECK(0, "first steps: sim_create"); return; }
+    i = s->ifirst;
+    steps_first(s, i, 0.0);
+    CHECK(s->dt[i] == 0.0625 && s->dtr[i] == 0.0625,
+          "first steps, N = 512 (no STEPJ): irregular = regular = 0.0625 (got %.9g, %.9g)", s->dt[i], s->dtr[i]);
+    sim_free(s);
+
+    s = quiet_body_sim(512, 0.0625);
+    i = s ? s->ifirst : 0;
+    if (s) steps_first(s, i, 0.0);
+    CHECK(s && s->dt[i] == 0.0625 && s->dtr[i] == 0.0625, "first steps, SMAX 0.0625: SMAX (below the cap)");
+    sim_free(s);
+}
+
 int main(void)
 {
     test_aarseth();
     test_levels();
     test_updates();
+    test_first_steps();
     return check_done();
 }
