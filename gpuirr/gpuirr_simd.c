@@ -391,7 +391,7 @@ static const gpuirr_ops ops_avx2 = {"avx2", simd_close, simd_set_jp, simd_set_li
 static const gpuirr_ops ops_avx512 = {"avx512", simd_close, simd_set_jp, simd_set_list,
                                       simd_pred_all, simd_pred_act, simd_firr};
 
-/* Memory for the arrays the kernels read at random (records, lists):
+/* Memory for the arrays read at random (polynomials, records, lists):
  * 2 MB aligned and, where the kernel allows, on transparent huge pages, so
  * random neighbour access does not also miss the TLB. */
 static void *alloc_random_access(size_t bytes)
@@ -409,7 +409,7 @@ static int alloc_arrays(simd_irr *s, int nmax)
 {
     size_t n = (size_t)nmax;
     size_t recbytes = (n * GPUIRR_REC * sizeof(float) + 63) / 64 * 64;
-    s->jb = aligned_alloc(64, n * sizeof *s->jb);
+    s->jb = alloc_random_access(n * sizeof *s->jb);
     s->rec = alloc_random_access(recbytes);
     s->nnb = calloc(n, sizeof *s->nnb);
     s->list = alloc_random_access(n * (size_t)s->stride * sizeof *s->list);
