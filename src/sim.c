@@ -1,8 +1,10 @@
 /* sim.c — allocation of a run's state and its parameters from the deck. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "predict.h"
 #include "sim.h"
 
@@ -27,10 +29,30 @@ static void params_from_deck(params *p, const deck *d, int nbmax)
     p->nbmax = nbmax > 0 ? nbmax : (d->nnbmax + 50 > 400 ? d->nnbmax + 50 : 400);
 }
 
+/* The per-body arrays are read at random (neighbours, block members) and
+ * the lists span N x NBMAX ints (350 MB at 128k): on 4 kB pages nearly
+ * every access also misses the TLB.  glibc serves arrays this large from
+ * fresh mappings, so advising them before the first touch lets the kernel
+ * fault them in as 2 MB pages where transparent huge pages are "madvise"
+ * only (the GPU machines).  Advice, not a requirement: ignored elsewhere. */
+static void advise_huge_pages(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const size_t huge = (size_t)2 << 20, page = 4096;
+    if (bytes < 2 * huge) return;
+    uintptr_t lo = ((uintptr_t)p + page - 1) / page * page, hi = ((uintptr_t)p + bytes) / page * page;
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 #define ALLOC(ptr, count)                                                        \
     do {                                                                         \
         (ptr) = calloc((size_t)(count), sizeof *(ptr));                          \
         if (!(ptr)) goto nomem;                                                  \
+        advise_huge_pages((ptr), (size_t)(count) * sizeof *(ptr));               \
     } while (0)
 
 sim *sim_create(const deck *d, int n, const double *m, const double (*x)[3],
