@@ -38,6 +38,7 @@
  * list order, lanes combined in a fixed order.
  */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,6 +280,26 @@ static void pred_marked(simd_irr *s, int ni, const int *ilist, double t)
     }
 }
 
+/* A gathered union of a few hundred slots, split over a big team.  The
+ * slots' records were last written by other cores (the parallel phases of
+ * big blocks), so one core predicting them waits on cross-core transfers:
+ * on the 16-core GPU hosts a block of 9-64 members spent ~39 us predicting
+ * on one thread at 32k.  Split over 16 threads that phase fell by 26-35 %
+ * at 32k and the 2-8 and 9-64-member phases by 7-12 % at 128k (four
+ * comparisons, two hosts; docs/BENCHMARKS.md); on the 2-core dev machine it
+ * did not pay, hence the team size. */
+enum { PRED_PAR_UNION = 256, PRED_PAR_TEAM = 8 };
+
+static void predict_union_parallel(simd_irr *s, const int *u, int nu, double t)
+{
+    #pragma omp parallel
+    {
+        const int T = omp_get_num_threads(), r = omp_get_thread_num();
+        const int lo = (int)((long)nu * r / T), hi = (int)((long)nu * (r + 1) / T);
+        predict_ahead(s, u + lo, hi - lo, t);
+    }
+}
+
 static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
 {
     simd_irr *s = state(g);
@@ -293,7 +314,12 @@ static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
         return;
     }
     int *u = s->bad; /* scratch of nmax ints: no firr runs meanwhile */
-    predict_ahead(s, u, gather_union(s, ni, ilist, u), t);
+    const int nu = gather_union(s, ni, ilist, u);
+    if (nu >= PRED_PAR_UNION && omp_get_max_threads() >= PRED_PAR_TEAM) {
+        predict_union_parallel(s, u, nu, t);
+        return;
+    }
+    predict_ahead(s, u, nu, t);
 }
 
 /* Body i's irregular force in double from the predicted double state: the
