@@ -342,6 +342,21 @@ static void test_path(gpuirr_simd path, const char *name, scene *sc, rng *r)
     gpuirr_pred_act(g, sc->ni, sc->ilist, t4);
     check_prediction_n(name, "big block, parallel marking", g, sc, sc->ni, t4);
     gpuirr_simd_set_npact(g, -1.0);
+    /* and a union of a few hundred slots (256 to 2047 entries) split over a
+     * team of 8 (the 16-core GPU hosts' way; CI's team is smaller) */
+    {
+        int m = 0;
+        long work = 0;
+        while (m < sc->ni && work < 300) work += 1 + sc->nnb[sc->ilist[m++]];
+        int nthr0 = omp_get_max_threads();
+        omp_set_num_threads(8);
+        double t5 = t4 + 0.001;
+        gpuirr_pred_act(g, m, sc->ilist, t5);
+        omp_set_num_threads(nthr0);
+        CHECK(work >= 256 && work < 2048, "%s: %d members with %ld list entries for the team's union", name, m, work);
+        check_prediction_n(name, "union of a few hundred slots, team of 8", g, sc, m, t5);
+        gpuirr_pred_act(g, sc->ni, sc->ilist, t4);
+    }
     run_firr(g, sc, a, jk, &rc);
     CHECK(rc == 0, "%s firr after the marked pred_act returns 0 (%s)", name, rc ? gpuirr_error(g) : "");
     check_errors(name, "vs direct double sum (marked pred_act)", measure(sc, t4, a, jk, &nz), nz);
