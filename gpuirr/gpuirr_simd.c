@@ -280,16 +280,12 @@ static void pred_marked(simd_irr *s, int ni, const int *ilist, double t)
     }
 }
 
-/* A gathered union of a few hundred slots, split over a big team.  The
- * slots' records were last written by other cores (the parallel phases of
- * big blocks), so one core predicting them waits on cross-core transfers:
- * on the 16-core GPU hosts a block of 9-64 members spent ~39 us predicting
- * on one thread at 32k.  Split over 16 threads that phase fell by 26-35 %
- * at 32k and the 2-8 and 9-64-member phases by 7-12 % at 128k (four
- * comparisons, two hosts; docs/BENCHMARKS.md); on the 2-core dev machine it
- * did not pay, hence the team size. */
-enum { PRED_PAR_UNION = 256, PRED_PAR_TEAM = 8 };
-
+/* A gathered union of a few hundred slots, split over a big team (see
+ * par_worth_members): on the 16-core GPU hosts a block of 9-64 members
+ * spent ~39 us predicting on one thread at 32k; split over 16 threads that
+ * phase fell by 26-35 % at 32k and the 2-8 and 9-64-member phases by
+ * 7-12 % at 128k (docs/BENCHMARKS.md); on the 2-core dev machine it did
+ * not pay. */
 static void predict_union_parallel(simd_irr *s, const int *u, int nu, double t)
 {
     #pragma omp parallel
@@ -315,7 +311,7 @@ static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
     }
     int *u = s->bad; /* scratch of nmax ints: no firr runs meanwhile */
     const int nu = gather_union(s, ni, ilist, u);
-    if (nu >= PRED_PAR_UNION && omp_get_max_threads() >= PRED_PAR_TEAM) {
+    if (nu < PRED_GRAIN && par_worth_members(nu, PRED_GRAIN)) {
         predict_union_parallel(s, u, nu, t);
         return;
     }

@@ -223,7 +223,7 @@ static void schedule_update(const sim *s, block_scratch *b)
 
 static void predict_active(sim *s, const block_scratch *b, double t)
 {
-#pragma omp parallel for schedule(static) if (par_worth(b->nact, 2048))
+#pragma omp parallel for schedule(static) if (par_worth_members(b->nact, 2048))
     for (int k = 0; k < b->nact; k++) {
         int i = b->act[k];
         predict3(t - s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->x[i], s->v[i]);
@@ -405,7 +405,7 @@ static void send_corrected(sim *s, block_scratch *b)
      * calls, in parallel for large blocks (distinct slots) */
     vec3 *x = b->ar, *v = b->jr, *a = b->ai2, *j = b->ji2; /* free again by now */
     double *m = b->dt0;
-#pragma omp parallel for schedule(static) if (par_worth(n, 1024))
+#pragma omp parallel for schedule(static) if (par_worth_members(n, 1024))
     for (int k = 0; k < n; k++) {
         int i = b->act[k];
         b->tj[k] = s->t0[i];
