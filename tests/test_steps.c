@@ -110,6 +110,15 @@ static void test_first_steps(void)
     CHECK(s->dt[i] == step_level(stepj, 0.125) && s->dt[i] == 0x1p-8,
           "first steps, N = 512k, SMAX 0.125, quiet body: irregular 2^-8 below STEPJ %.4g (got %.9g)", stepj, s->dt[i]);
     CHECK(s->dtr[i] == 0.0625, "first steps: regular 0.0625 below the checked 0.1 (got %.9g)", s->dtr[i]);
+    /* a criterion below the cap is left alone: |a| 1, |a2| 2222, no jerk or
+     * a3: dt = sqrt(0.02/2222) = 0.0030, level 2^-9 */
+    s->fid[i][1] = 0.0;
+    s->d2[i][2] = 2222.0;
+    s->d3[i][0] = 0.0;
+    steps_first(s, i, 0.0);
+    CHECK(s->dt[i] == 0x1p-9 && s->dtr[i] == 0.0625,
+          "first steps: criterion 0.0030 under the cap: irregular 2^-9, regular 0.0625 (got %.9g, %.9g)", s->dt[i],
+          s->dtr[i]);
     sim_free(s);
 
     s = quiet_body_sim(512, 0.125);
