@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gpunb_cpu_fpoly.h"
 #include "gpunb_impl.h"
 #include "pairterm.h"
 #include "predict.h"
@@ -134,61 +135,48 @@ static int cpu_regf(gpunb *g, int ni, const int *idx, const double *h2, const do
     return noverflow;
 }
 
-/* ALGORITHMS.md §7: the second and third derivatives of one pair term, from
- * the relative position r, velocity v, acceleration A and jerk J. */
-static inline void pair_d2d3(double mj, const double r[3], const double v[3],
-                             const double A[3], const double J[3], double d2[3], double d3[3])
+/* Start-up derivatives (ALGORITHMS.md §7) in batches of FPOLY_LANES
+ * i-bodies, each summing its j-bodies in ascending order
+ * (gpunb_cpu_fpoly.h): the AVX-512 build where the CPU has it, eight
+ * bodies a vector, else the baseline build, with the same bits. */
+static void fpoly_batch(const cpu_nb *c, int use_avx512, int n, const int *idx, const double *h2,
+                        const double *dtr, const double (*x)[3], const double (*v)[3],
+                        const double (*a)[3], const double (*jerk)[3],
+                        double (*d2irr)[3], double (*d3irr)[3], double (*d2reg)[3], double (*d3reg)[3])
 {
-    double rinv2 = 1.0 / (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
-    double mr3 = mj * rinv2 * sqrt(rinv2);
-    double rv = r[0] * v[0] + r[1] * v[1] + r[2] * v[2];
-    double v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-    double rA = r[0] * A[0] + r[1] * A[1] + r[2] * A[2];
-    double vA = v[0] * A[0] + v[1] * A[1] + v[2] * A[2];
-    double rJ = r[0] * J[0] + r[1] * J[1] + r[2] * J[2];
-    double alpha = rv * rinv2;
-    double beta = (v2 + rA) * rinv2 + alpha * alpha;
-    double gamma = (3.0 * vA + rJ) * rinv2 + alpha * (3.0 * beta - 4.0 * alpha * alpha);
-    for (int k = 0; k < 3; k++) {
-        double w = v[k] - 3.0 * alpha * r[k];
-        d2[k] = mr3 * (A[k] - 6.0 * alpha * w - 3.0 * beta * r[k]);
+    const fpoly_src src = {(const double (*)[3])c->xp, (const double (*)[3])c->vp, (const double (*)[3])c->a0,
+                           (const double (*)[3])c->j0, c->m, c->jbeg, c->jend};
+    fpoly_lanes L;
+    fpoly_out o;
+    L.n = n;
+    for (int l = 0; l < FPOLY_LANES; l++) {
+        const int k = l < n ? l : 0; /* spare lanes repeat body 0; their sums are dropped */
+        L.self[l] = idx[k];
+        L.h2[l] = h2[k];
+        L.dtr[l] = dtr[k];
+        for (int e = 0; e < 3; e++) {
+            L.x[e][l] = x[k][e];
+            L.v[e][l] = v[k][e];
+            L.a[e][l] = a[k][e];
+            L.j[e][l] = jerk[k][e];
+        }
     }
-    for (int k = 0; k < 3; k++) {
-        double w = v[k] - 3.0 * alpha * r[k];
-        d3[k] = mr3 * (J[k] - 9.0 * beta * w - 3.0 * gamma * r[k]) - 9.0 * alpha * d2[k];
-    }
+    if (use_avx512) gpunb_cpu_fpoly_lanes_avx512(&src, &L, &o);
+    else fpoly_lanes_run(&src, &L, &o);
+    for (int l = 0; l < n; l++)
+        for (int e = 0; e < 3; e++) {
+            d2irr[l][e] = o.d2i[e][l];
+            d3irr[l][e] = o.d3i[e][l];
+            d2reg[l][e] = o.d2r[e][l];
+            d3reg[l][e] = o.d3r[e][l];
+        }
 }
 
-static void fpoly_one(const cpu_nb *c, int self, double h2, double dtr,
-                      const double xi[3], const double vi[3], const double ai[3], const double ji[3],
-                      double d2irr[3], double d3irr[3], double d2reg[3], double d3reg[3])
+static int cpu_has_avx512(void)
 {
-    double s2i[3] = {0, 0, 0}, s3i[3] = {0, 0, 0}, s2r[3] = {0, 0, 0}, s3r[3] = {0, 0, 0};
-    for (int j = c->jbeg; j < c->jend; j++) {
-        if (j == self) continue;
-        double r[3], v[3], A[3], J[3], d2[3], d3[3];
-        for (int k = 0; k < 3; k++) {
-            r[k] = c->xp[j][k] - xi[k];
-            v[k] = c->vp[j][k] - vi[k];
-            A[k] = c->a0[j][k] - ai[k];
-            J[k] = c->j0[j][k] - ji[k];
-        }
-        double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-        pair_d2d3(c->m[j], r, v, A, J, d2, d3);
-        double *s2 = s2r, *s3 = s3r;
-        if (is_neighbour(r, v, r2, dtr, c->m[j] * h2)) {
-            s2 = s2i;
-            s3 = s3i;
-        }
-        for (int k = 0; k < 3; k++) {
-            s2[k] += d2[k];
-            s3[k] += d3[k];
-        }
-    }
-    memcpy(d2irr, s2i, sizeof s2i);
-    memcpy(d3irr, s3i, sizeof s3i);
-    memcpy(d2reg, s2r, sizeof s2r);
-    memcpy(d3reg, s3r, sizeof s3r);
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
 static void cpu_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
@@ -198,10 +186,13 @@ static void cpu_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const 
                       double (*d2reg)[3], double (*d3reg)[3])
 {
     const cpu_nb *c = as_cpu(g);
-    #pragma omp parallel for schedule(dynamic, 8)
-    for (int k = 0; k < ni; k++)
-        fpoly_one(c, idx[k], h2[k], dtr[k], x[k], v[k], a[k], jerk[k],
-                  d2irr[k], d3irr[k], d2reg[k], d3reg[k]);
+    const int use_avx512 = cpu_has_avx512(), nbatch = (ni + FPOLY_LANES - 1) / FPOLY_LANES;
+    #pragma omp parallel for schedule(dynamic, 1) if (nbatch > 1)
+    for (int b = 0; b < nbatch; b++) {
+        const int k = b * FPOLY_LANES, n = ni - k < FPOLY_LANES ? ni - k : FPOLY_LANES;
+        fpoly_batch(c, use_avx512, n, idx + k, h2 + k, dtr + k, x + k, v + k, a + k, jerk + k, d2irr + k,
+                    d3irr + k, d2reg + k, d3reg + k);
+    }
 }
 
 /* Potential: each row summed in ascending j with Neumaier's compensation, so

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "check.h"
 #include "gpunb.h"
+#include "gpunb_cpu_fpoly.h"
 #include "gpunb_impl.h"
 #include "gpunb_simd.h"
 
@@ -230,6 +231,56 @@ static void test_width(int width, const cluster *c, const int *ilist, const doub
     gpunb_close(ref);
 }
 
+/* The cpu-ref start-up derivatives run FPOLY_LANES bodies at once; its
+ * AVX-512 build must give the bits of the baseline build (this file's copy
+ * of fpoly_lanes_run), spare lanes and the self-exclusion included.  Mixed
+ * neighbour radii split the sums between the irregular and regular parts. */
+static void test_fpoly_lanes(uint64_t *rs)
+{
+    enum { NJ = 700 };
+    double (*x)[3] = malloc(sizeof(double[3]) * NJ), (*v)[3] = malloc(sizeof(double[3]) * NJ);
+    double (*a)[3] = malloc(sizeof(double[3]) * NJ), (*jk)[3] = malloc(sizeof(double[3]) * NJ);
+    double *m = malloc(sizeof(double) * NJ);
+    for (int j = 0; j < NJ; j++) {
+        for (int e = 0; e < 3; e++) {
+            x[j][e] = 2.0 * urand(rs) - 1.0;
+            v[j][e] = urand(rs) - 0.5;
+            a[j][e] = 0.1 * (urand(rs) - 0.5);
+            jk[j][e] = 0.1 * (urand(rs) - 0.5);
+        }
+        m[j] = (0.5 + urand(rs)) / NJ;
+    }
+    const fpoly_src src = {(const double (*)[3])x, (const double (*)[3])v, (const double (*)[3])a,
+                           (const double (*)[3])jk, m, 0, NJ};
+    int same = 1, split = 1;
+    for (int n = 1; n <= FPOLY_LANES; n += FPOLY_LANES - 1) {
+        fpoly_lanes L;
+        L.n = n;
+        for (int l = 0; l < FPOLY_LANES; l++) {
+            int i = l < n ? 37 * l + 5 : 5;
+            L.self[l] = i;
+            L.h2[l] = (l % 2 ? 0.3 : 0.05) * NJ;
+            L.dtr[l] = 0.01 * l;
+            for (int e = 0; e < 3; e++) {
+                L.x[e][l] = x[i][e]; L.v[e][l] = v[i][e]; L.a[e][l] = a[i][e]; L.j[e][l] = jk[i][e];
+            }
+        }
+        fpoly_out base, wide;
+        fpoly_lanes_run(&src, &L, &base);
+        gpunb_cpu_fpoly_lanes_avx512(&src, &L, &wide);
+        for (int l = 0; l < n; l++)
+            for (int e = 0; e < 3; e++) {
+                same &= base.d2i[e][l] == wide.d2i[e][l] && base.d3i[e][l] == wide.d3i[e][l] &&
+                        base.d2r[e][l] == wide.d2r[e][l] && base.d3r[e][l] == wide.d3r[e][l];
+                split &= isfinite(base.d2i[e][l]) && isfinite(base.d2r[e][l]) && base.d2r[e][l] != 0.0;
+            }
+        split &= n == 1 || base.d2i[0][1] != 0.0;
+    }
+    CHECK(same && split, "fpoly lanes: AVX-512 build equals the baseline build (1 and %d lanes, finite, both parts "
+          "summed)", FPOLY_LANES);
+    free(x); free(v); free(a); free(jk); free(m);
+}
+
 int main(void)
 {
     uint64_t seed = check_seed(), rs = seed;
@@ -264,6 +315,8 @@ int main(void)
     else SKIP("cpu-simd AVX2 kernel: this CPU lacks AVX2+FMA");
     if (have512) test_width(16, c, ilist, h2, dtr, xp, vp, t);
     else SKIP("cpu-simd AVX-512 kernel: this CPU lacks AVX-512 F/DQ/VL");
+    if (have512) test_fpoly_lanes(&rs);
+    else SKIP("cpu-ref fpoly, AVX-512 build: this CPU lacks AVX-512");
     omp_set_num_threads(nthr);
 
     free(ilist); free(h2); free(dtr); free(xp); free(vp); free(c);
