@@ -59,7 +59,7 @@ $(BUILD)/%_avx2.o:   ARCHFLAGS = -mavx2 -mfma
 $(BUILD)/%_avx512.o: ARCHFLAGS = -mavx512f -mavx512dq -mavx512vl -mavx2 -mfma
 # sqrt without errno, so that the lanes of a vector share one vsqrtpd
 # (same results: IEEE square roots either way)
-$(BUILD)/gpunb/gpunb_cpu_fpoly_avx512.o: ARCHFLAGS = -mavx512f -mavx512dq -mavx512vl -mavx2 -mfma -fno-math-errno
+$(BUILD)/gpunb/gpunb_cpu_lanes_avx512.o: ARCHFLAGS = -mavx512f -mavx512dq -mavx512vl -mavx2 -mfma -fno-math-errno
 
 .PHONY: all test tests run bench benchtools clean check-hdf5
 all: check-hdf5 $(BIN)/nbody6c

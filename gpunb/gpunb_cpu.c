@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gpunb_cpu_fpoly.h"
+#include "gpunb_cpu_lanes.h"
 #include "gpunb_impl.h"
 #include "pairterm.h"
 #include "predict.h"
@@ -137,7 +137,7 @@ static int cpu_regf(gpunb *g, int ni, const int *idx, const double *h2, const do
 
 /* Start-up derivatives (ALGORITHMS.md §7) in batches of FPOLY_LANES
  * i-bodies, each summing its j-bodies in ascending order
- * (gpunb_cpu_fpoly.h): the AVX-512 build where the CPU has it, eight
+ * (gpunb_cpu_lanes.h): the AVX-512 build where the CPU has it, eight
  * bodies a vector, else the baseline build, with the same bits. */
 static void fpoly_batch(const cpu_nb *c, int use_avx512, int n, const int *idx, const double *h2,
                         const double *dtr, const double (*x)[3], const double (*v)[3],
@@ -196,25 +196,17 @@ static void cpu_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const 
 }
 
 /* Potential: each row summed in ascending j with Neumaier's compensation, so
- * the result is good to a few ulp whatever N and the thread count. */
+ * the result is good to a few ulp whatever N and the thread count; rows in
+ * batches of FPOLY_LANES (gpunb_cpu_lanes.h), same bits in either build. */
 static void cpu_pot(gpunb *g, int n, const double *m, const double (*x)[3], double *pot)
 {
     (void)g;
-    #pragma omp parallel for schedule(dynamic, 8)
-    for (int i = 0; i < n; i++) {
-        double sum = 0, comp = 0;
-        for (int j = 0; j < n; j++) {
-            if (j == i) continue;
-            double dx = x[j][0] - x[i][0], dy = x[j][1] - x[i][1], dz = x[j][2] - x[i][2];
-            double term = m[j] / sqrt(dx * dx + dy * dy + dz * dz);
-            double t = sum + term;
-            if (fabs(sum) >= fabs(term))
-                comp += (sum - t) + term;
-            else
-                comp += (term - t) + sum;
-            sum = t;
-        }
-        pot[i] = sum + comp;
+    const int use_avx512 = cpu_has_avx512(), nbatch = (n + FPOLY_LANES - 1) / FPOLY_LANES;
+    #pragma omp parallel for schedule(dynamic, 1) if (nbatch > 1)
+    for (int b = 0; b < nbatch; b++) {
+        const int i0 = b * FPOLY_LANES, k = n - i0 < FPOLY_LANES ? n - i0 : FPOLY_LANES;
+        if (use_avx512) gpunb_cpu_pot_lanes_avx512(n, m, x, i0, k, pot + i0);
+        else pot_lanes_run(n, m, x, i0, k, pot + i0);
     }
 }
 

@@ -18,7 +18,7 @@
 #include <string.h>
 #include "check.h"
 #include "gpunb.h"
-#include "gpunb_cpu_fpoly.h"
+#include "gpunb_cpu_lanes.h"
 #include "gpunb_impl.h"
 #include "gpunb_simd.h"
 
@@ -278,6 +278,28 @@ static void test_fpoly_lanes(uint64_t *rs)
     }
     CHECK(same && split, "fpoly lanes: AVX-512 build equals the baseline build (1 and %d lanes, finite, both parts "
           "summed)", FPOLY_LANES);
+
+    /* the potential: both builds against the plain compensated row sum */
+    int pot_same = 1;
+    for (int i0 = 0; i0 < NJ; i0 += 97) {
+        const int n = NJ - i0 < FPOLY_LANES ? NJ - i0 : FPOLY_LANES - i0 % 3;
+        double pb[FPOLY_LANES], pw[FPOLY_LANES];
+        pot_lanes_run(NJ, m, (const double (*)[3])x, i0, n, pb);
+        gpunb_cpu_pot_lanes_avx512(NJ, m, (const double (*)[3])x, i0, n, pw);
+        for (int l = 0; l < n; l++) {
+            const int i = i0 + l;
+            double sum = 0, comp = 0;
+            for (int j = 0; j < NJ; j++) {
+                if (j == i) continue;
+                double dx = x[j][0] - x[i][0], dy = x[j][1] - x[i][1], dz = x[j][2] - x[i][2];
+                double term = m[j] / sqrt(dx * dx + dy * dy + dz * dz), t = sum + term;
+                comp += fabs(sum) >= fabs(term) ? (sum - t) + term : (term - t) + sum;
+                sum = t;
+            }
+            pot_same &= pb[l] == sum + comp && pw[l] == sum + comp;
+        }
+    }
+    CHECK(pot_same, "pot lanes: both builds equal the scalar compensated row sums bit for bit");
     free(x); free(v); free(a); free(jk); free(m);
 }
 
@@ -316,7 +338,7 @@ int main(void)
     if (have512) test_width(16, c, ilist, h2, dtr, xp, vp, t);
     else SKIP("cpu-simd AVX-512 kernel: this CPU lacks AVX-512 F/DQ/VL");
     if (have512) test_fpoly_lanes(&rs);
-    else SKIP("cpu-ref fpoly, AVX-512 build: this CPU lacks AVX-512");
+    else SKIP("cpu-ref fpoly and pot, AVX-512 build: this CPU lacks AVX-512");
     omp_set_num_threads(nthr);
 
     free(ilist); free(h2); free(dtr); free(xp); free(vp); free(c);

@@ -1,11 +1,11 @@
-/* gpunb_cpu_fpoly.h — the start-up derivatives of the "cpu-ref" backend
- * (ALGORITHMS.md §7) for up to FPOLY_LANES i-bodies at once, one i-body per
- * lane, so that a compiler vectorises across i.  Each lane runs the scalar
+/* gpunb_cpu_lanes.h — the start-up derivatives (ALGORITHMS.md §7) and the
+ * potential of the "cpu-ref" backend for up to FPOLY_LANES i-bodies at
+ * once, one i-body per lane, so that a compiler vectorises across i.  Each lane runs the scalar
  * formula's operations in the same order over j ascending (plain IEEE
  * multiplies, adds, divides and square roots, no contraction: the build's
  * -ffp-contract=off), so every build of this code, SIMD or not, gives each
  * body the same bits.  Included by gpunb_cpu.c (baseline instruction set)
- * and gpunb_cpu_fpoly_avx512.c (AVX-512: eight doubles a vector). */
+ * and gpunb_cpu_lanes_avx512.c (AVX-512: eight doubles a vector). */
 #ifndef NBODY6C_GPUNB_CPU_FPOLY_H
 #define NBODY6C_GPUNB_CPU_FPOLY_H
 
@@ -101,8 +101,39 @@ static inline void fpoly_lanes_run(const fpoly_src *c, const fpoly_lanes *L, fpo
         }
 }
 
-/* The AVX-512 build of fpoly_lanes_run (gpunb_cpu_fpoly_avx512.c); call
- * only where the CPU has AVX-512F. */
+/* The potential sum_j m_j / r_ij (j != i) of the bodies i0 .. i0 + n - 1
+ * of (m, x) (n <= FPOLY_LANES), each row summed in ascending j with
+ * Neumaier's compensation: the branch of the scalar loop is a select of
+ * the same two expressions. */
+static inline void pot_lanes_run(int nall, const double *m, const double (*x)[3], int i0, int n, double *pot)
+{
+    double xi[3][FPOLY_LANES], sum[FPOLY_LANES], comp[FPOLY_LANES];
+    int self[FPOLY_LANES];
+    for (int l = 0; l < FPOLY_LANES; l++) {
+        const int i = i0 + (l < n ? l : 0); /* spare lanes repeat the first body */
+        self[l] = i;
+        for (int e = 0; e < 3; e++) xi[e][l] = x[i][e];
+        sum[l] = comp[l] = 0.0;
+    }
+    for (int j = 0; j < nall; j++) {
+        const double xj0 = x[j][0], xj1 = x[j][1], xj2 = x[j][2], mj = m[j];
+#pragma omp simd
+        for (int l = 0; l < FPOLY_LANES; l++) {
+            const double dx = xj0 - xi[0][l], dy = xj1 - xi[1][l], dz = xj2 - xi[2][l];
+            const double term = mj / sqrt(dx * dx + dy * dy + dz * dz);
+            const double t = sum[l] + term;
+            const double c = fabs(sum[l]) >= fabs(term) ? (sum[l] - t) + term : (term - t) + sum[l];
+            const int other = j != self[l];
+            comp[l] = other ? comp[l] + c : comp[l];
+            sum[l] = other ? t : sum[l];
+        }
+    }
+    for (int l = 0; l < n; l++) pot[l] = sum[l] + comp[l];
+}
+
+/* The AVX-512 builds of fpoly_lanes_run and pot_lanes_run
+ * (gpunb_cpu_lanes_avx512.c); call only where the CPU has AVX-512F. */
 void gpunb_cpu_fpoly_lanes_avx512(const fpoly_src *c, const fpoly_lanes *L, fpoly_out *o);
+void gpunb_cpu_pot_lanes_avx512(int nall, const double *m, const double (*x)[3], int i0, int n, double *pot);
 
 #endif
