@@ -162,7 +162,7 @@ static void fpoly_batch(const cpu_nb *c, int use_avx512, int n, const int *idx, 
         }
     }
     if (use_avx512) gpunb_cpu_fpoly_lanes_avx512(&src, &L, &o);
-    else fpoly_lanes_run(&src, &L, &o);
+    else fpoly_lanes_run(&src, &L, &o, n);
     for (int l = 0; l < n; l++)
         for (int e = 0; e < 3; e++) {
             d2irr[l][e] = o.d2i[e][l];
@@ -206,7 +206,7 @@ static void cpu_pot(gpunb *g, int n, const double *m, const double (*x)[3], doub
     for (int b = 0; b < nbatch; b++) {
         const int i0 = b * FPOLY_LANES, k = n - i0 < FPOLY_LANES ? n - i0 : FPOLY_LANES;
         if (use_avx512) gpunb_cpu_pot_lanes_avx512(n, m, x, i0, k, pot + i0);
-        else pot_lanes_run(n, m, x, i0, k, pot + i0);
+        else pot_lanes_run(n, m, x, i0, k, pot + i0, k);
     }
 }
 

@@ -35,7 +35,9 @@ typedef struct fpoly_out {
     double d2i[3][FPOLY_LANES], d3i[3][FPOLY_LANES], d2r[3][FPOLY_LANES], d3r[3][FPOLY_LANES];
 } fpoly_out;
 
-static inline void fpoly_lanes_run(const fpoly_src *c, const fpoly_lanes *L, fpoly_out *o)
+/* nl: the lanes computed (FPOLY_LANES for a vector build, which costs the
+ * same; L->n for the scalar baseline, which need not compute spare lanes). */
+static inline void fpoly_lanes_run(const fpoly_src *c, const fpoly_lanes *L, fpoly_out *o, int nl)
 {
     double s2i[3][FPOLY_LANES], s3i[3][FPOLY_LANES], s2r[3][FPOLY_LANES], s3r[3][FPOLY_LANES];
     for (int k = 0; k < 3; k++)
@@ -47,7 +49,7 @@ static inline void fpoly_lanes_run(const fpoly_src *c, const fpoly_lanes *L, fpo
         const double jj0 = c->j0[j][0], jj1 = c->j0[j][1], jj2 = c->j0[j][2];
         const double mj = c->m[j];
 #pragma omp simd
-        for (int l = 0; l < FPOLY_LANES; l++) {
+        for (int l = 0; l < nl; l++) {
             const double r0 = xj0 - L->x[0][l], r1 = xj1 - L->x[1][l], r2_ = xj2 - L->x[2][l];
             const double v0 = vj0 - L->v[0][l], v1 = vj1 - L->v[1][l], v2_ = vj2 - L->v[2][l];
             const double A0 = aj0 - L->a[0][l], A1 = aj1 - L->a[1][l], A2 = aj2 - L->a[2][l];
@@ -102,10 +104,11 @@ static inline void fpoly_lanes_run(const fpoly_src *c, const fpoly_lanes *L, fpo
 }
 
 /* The potential sum_j m_j / r_ij (j != i) of the bodies i0 .. i0 + n - 1
- * of (m, x) (n <= FPOLY_LANES), each row summed in ascending j with
+ * of (m, x) (n <= FPOLY_LANES; nl lanes computed, as above), each row summed in ascending j with
  * Neumaier's compensation: the branch of the scalar loop is a select of
  * the same two expressions. */
-static inline void pot_lanes_run(int nall, const double *m, const double (*x)[3], int i0, int n, double *pot)
+static inline void pot_lanes_run(int nall, const double *m, const double (*x)[3], int i0, int n, double *pot,
+                                 int nl)
 {
     double xi[3][FPOLY_LANES], sum[FPOLY_LANES], comp[FPOLY_LANES];
     int self[FPOLY_LANES];
@@ -118,7 +121,7 @@ static inline void pot_lanes_run(int nall, const double *m, const double (*x)[3]
     for (int j = 0; j < nall; j++) {
         const double xj0 = x[j][0], xj1 = x[j][1], xj2 = x[j][2], mj = m[j];
 #pragma omp simd
-        for (int l = 0; l < FPOLY_LANES; l++) {
+        for (int l = 0; l < nl; l++) {
             const double dx = xj0 - xi[0][l], dy = xj1 - xi[1][l], dz = xj2 - xi[2][l];
             const double term = mj / sqrt(dx * dx + dy * dy + dz * dz);
             const double t = sum[l] + term;

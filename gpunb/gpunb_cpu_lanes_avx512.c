@@ -6,10 +6,10 @@
 
 void gpunb_cpu_fpoly_lanes_avx512(const fpoly_src *c, const fpoly_lanes *L, fpoly_out *o)
 {
-    fpoly_lanes_run(c, L, o);
+    fpoly_lanes_run(c, L, o, FPOLY_LANES);
 }
 
 void gpunb_cpu_pot_lanes_avx512(int nall, const double *m, const double (*x)[3], int i0, int n, double *pot)
 {
-    pot_lanes_run(nall, m, x, i0, n, pot);
+    pot_lanes_run(nall, m, x, i0, n, pot, FPOLY_LANES);
 }

@@ -266,7 +266,7 @@ static void test_fpoly_lanes(uint64_t *rs)
             }
         }
         fpoly_out base, wide;
-        fpoly_lanes_run(&src, &L, &base);
+        fpoly_lanes_run(&src, &L, &base, n);
         gpunb_cpu_fpoly_lanes_avx512(&src, &L, &wide);
         for (int l = 0; l < n; l++)
             for (int e = 0; e < 3; e++) {
@@ -284,7 +284,7 @@ static void test_fpoly_lanes(uint64_t *rs)
     for (int i0 = 0; i0 < NJ; i0 += 97) {
         const int n = NJ - i0 < FPOLY_LANES ? NJ - i0 : FPOLY_LANES - i0 % 3;
         double pb[FPOLY_LANES], pw[FPOLY_LANES];
-        pot_lanes_run(NJ, m, (const double (*)[3])x, i0, n, pb);
+        pot_lanes_run(NJ, m, (const double (*)[3])x, i0, n, pb, n);
         gpunb_cpu_pot_lanes_avx512(NJ, m, (const double (*)[3])x, i0, n, pw);
         for (int l = 0; l < n; l++) {
             const int i = i0 + l;
