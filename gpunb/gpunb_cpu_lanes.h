@@ -55,7 +55,7 @@ static inline void fpoly_lanes_run(const fpoly_src *c, const fpoly_lanes *L, fpo
             const double A0 = aj0 - L->a[0][l], A1 = aj1 - L->a[1][l], A2 = aj2 - L->a[2][l];
             const double J0 = jj0 - L->j[0][l], J1 = jj1 - L->j[1][l], J2 = jj2 - L->j[2][l];
             const double r2 = r0 * r0 + r1 * r1 + r2_ * r2_;
-            /* the pair's terms (gpunb_cpu.c's pair_d2d3, operation for operation) */
+            /* the pair's terms (ALGORITHMS.md §7), in the scalar code's operation order */
             const double rinv2 = 1.0 / (r0 * r0 + r1 * r1 + r2_ * r2_);
             const double mr3 = mj * rinv2 * sqrt(rinv2);
             const double rv = r0 * v0 + r1 * v1 + r2_ * v2_;
@@ -67,12 +67,12 @@ static inline void fpoly_lanes_run(const fpoly_src *c, const fpoly_lanes *L, fpo
             const double beta = (v2 + rA) * rinv2 + alpha * alpha;
             const double gamma = (3.0 * vA + rJ) * rinv2 + alpha * (3.0 * beta - 4.0 * alpha * alpha);
             const double w0 = v0 - 3.0 * alpha * r0, w1 = v1 - 3.0 * alpha * r1, w2 = v2_ - 3.0 * alpha * r2_;
-            const double d20 = mr3 * (A0 - 6.0 * alpha * w0 - 3.0 * beta * r0);
-            const double d21 = mr3 * (A1 - 6.0 * alpha * w1 - 3.0 * beta * r1);
-            const double d22 = mr3 * (A2 - 6.0 * alpha * w2 - 3.0 * beta * r2_);
-            const double d30 = mr3 * (J0 - 9.0 * beta * w0 - 3.0 * gamma * r0) - 9.0 * alpha * d20;
-            const double d31 = mr3 * (J1 - 9.0 * beta * w1 - 3.0 * gamma * r1) - 9.0 * alpha * d21;
-            const double d32 = mr3 * (J2 - 9.0 * beta * w2 - 3.0 * gamma * r2_) - 9.0 * alpha * d22;
+            const double d2[3] = {mr3 * (A0 - 6.0 * alpha * w0 - 3.0 * beta * r0),
+                                  mr3 * (A1 - 6.0 * alpha * w1 - 3.0 * beta * r1),
+                                  mr3 * (A2 - 6.0 * alpha * w2 - 3.0 * beta * r2_)};
+            const double d3[3] = {mr3 * (J0 - 9.0 * beta * w0 - 3.0 * gamma * r0) - 9.0 * alpha * d2[0],
+                                  mr3 * (J1 - 9.0 * beta * w1 - 3.0 * gamma * r1) - 9.0 * alpha * d2[1],
+                                  mr3 * (J2 - 9.0 * beta * w2 - 3.0 * gamma * r2_) - 9.0 * alpha * d2[2]};
             /* the neighbour contract (gpunb_cpu.c's is_neighbour) */
             const double px = r0 + L->dtr[l] * v0, py = r1 + L->dtr[l] * v1, pz = r2_ + L->dtr[l] * v2_;
             const double p2 = px * px + py * py + pz * pz;
@@ -80,18 +80,12 @@ static inline void fpoly_lanes_run(const fpoly_src *c, const fpoly_lanes *L, fpo
             const int other = j != L->self[l];
             const int nb = other & (rmin2 < mj * L->h2[l]), reg = other & !nb;
             /* selected, not added as zero: the sums keep the scalar loop's bits */
-            s2i[0][l] = nb ? s2i[0][l] + d20 : s2i[0][l];
-            s2i[1][l] = nb ? s2i[1][l] + d21 : s2i[1][l];
-            s2i[2][l] = nb ? s2i[2][l] + d22 : s2i[2][l];
-            s3i[0][l] = nb ? s3i[0][l] + d30 : s3i[0][l];
-            s3i[1][l] = nb ? s3i[1][l] + d31 : s3i[1][l];
-            s3i[2][l] = nb ? s3i[2][l] + d32 : s3i[2][l];
-            s2r[0][l] = reg ? s2r[0][l] + d20 : s2r[0][l];
-            s2r[1][l] = reg ? s2r[1][l] + d21 : s2r[1][l];
-            s2r[2][l] = reg ? s2r[2][l] + d22 : s2r[2][l];
-            s3r[0][l] = reg ? s3r[0][l] + d30 : s3r[0][l];
-            s3r[1][l] = reg ? s3r[1][l] + d31 : s3r[1][l];
-            s3r[2][l] = reg ? s3r[2][l] + d32 : s3r[2][l];
+            for (int k = 0; k < 3; k++) {
+                s2i[k][l] = nb ? s2i[k][l] + d2[k] : s2i[k][l];
+                s3i[k][l] = nb ? s3i[k][l] + d3[k] : s3i[k][l];
+                s2r[k][l] = reg ? s2r[k][l] + d2[k] : s2r[k][l];
+                s3r[k][l] = reg ? s3r[k][l] + d3[k] : s3r[k][l];
+            }
         }
     }
     for (int k = 0; k < 3; k++)
