@@ -275,9 +275,40 @@ static void test_fpoly_lanes(uint64_t *rs)
                 split &= isfinite(base.d2i[e][l]) && isfinite(base.d2r[e][l]) && base.d2r[e][l] != 0.0;
             }
         split &= n == 1 || base.d2i[0][1] != 0.0;
+        /* and the plain per-pair loop (the scalar code the lanes replaced) */
+        for (int l = 0; l < n; l++) {
+            double s2[2][3] = {{0, 0, 0}, {0, 0, 0}}, s3[2][3] = {{0, 0, 0}, {0, 0, 0}};
+            for (int j = 0; j < NJ; j++) {
+                if (j == L.self[l]) continue;
+                double r[3], u[3], A[3], J[3];
+                for (int e = 0; e < 3; e++) {
+                    r[e] = x[j][e] - L.x[e][l]; u[e] = v[j][e] - L.v[e][l];
+                    A[e] = a[j][e] - L.a[e][l]; J[e] = jk[j][e] - L.j[e][l];
+                }
+                double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2], rinv2 = 1.0 / (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+                double mr3 = m[j] * rinv2 * sqrt(rinv2);
+                double rv = r[0] * u[0] + r[1] * u[1] + r[2] * u[2], v2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+                double rA = r[0] * A[0] + r[1] * A[1] + r[2] * A[2], vA = u[0] * A[0] + u[1] * A[1] + u[2] * A[2];
+                double rJ = r[0] * J[0] + r[1] * J[1] + r[2] * J[2];
+                double al = rv * rinv2, be = (v2 + rA) * rinv2 + al * al;
+                double ga = (3.0 * vA + rJ) * rinv2 + al * (3.0 * be - 4.0 * al * al);
+                double p[3] = {r[0] + L.dtr[l] * u[0], r[1] + L.dtr[l] * u[1], r[2] + L.dtr[l] * u[2]};
+                double p2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+                int part = (p2 < r2 ? p2 : r2) < m[j] * L.h2[l] ? 0 : 1;
+                for (int e = 0; e < 3; e++) {
+                    double w = u[e] - 3.0 * al * r[e];
+                    double d2 = mr3 * (A[e] - 6.0 * al * w - 3.0 * be * r[e]);
+                    s2[part][e] += d2;
+                    s3[part][e] += mr3 * (J[e] - 9.0 * be * w - 3.0 * ga * r[e]) - 9.0 * al * d2;
+                }
+            }
+            for (int e = 0; e < 3; e++)
+                same &= base.d2i[e][l] == s2[0][e] && base.d3i[e][l] == s3[0][e] && base.d2r[e][l] == s2[1][e] &&
+                        base.d3r[e][l] == s3[1][e];
+        }
     }
-    CHECK(same && split, "fpoly lanes: AVX-512 build equals the baseline build (1 and %d lanes, finite, both parts "
-          "summed)", FPOLY_LANES);
+    CHECK(same && split, "fpoly lanes: AVX-512 build, baseline build and a plain per-pair loop agree bit for bit "
+          "(1 and %d lanes, finite, both parts summed)", FPOLY_LANES);
 
     /* the potential: both builds against the plain compensated row sum */
     int pot_same = 1;
