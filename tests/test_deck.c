@@ -211,6 +211,22 @@ static void test_good_string(void)
           "the sample deck as a string reads (%s)", rc ? err : "ok");
 }
 
+/* An output or check time that is not a multiple of SMAX measures bodies in
+ * mid-step: a note says so (and none where they are multiples). */
+static void test_checks_between_smax(void)
+{
+    deck d;
+    char err[512];
+    int rc = parse(GOOD, &d, err, sizeof err);
+    CHECK(rc == 0 && !strstr(d.notes, "multiple of SMAX"), "DELTAT = DTADJ = 2, SMAX 1: no mid-step note");
+    rc = parse(L1 L2 "0.02 0.01 0.3 2.0 0.25 2.0 2.0D-04 1.0 0.5\n" KZ L5 L6 L8 TAIL, &d, err, sizeof err);
+    CHECK(rc == 0 && strstr(d.notes, "DELTAT 0.25 or DTADJ 2 is not a multiple of SMAX 1"),
+          "DELTAT 0.25, SMAX 1: the mid-step note (%s)", rc ? err : d.notes);
+    rc = parse(L1 L2 "0.02 0.01 0.3 0.5 2.0 2.0 2.0D-04 1.0 0.5\n" KZ L5 L6 "0.5 0.0 0.0 0.0 0.25\n" TAIL, &d, err,
+               sizeof err);
+    CHECK(rc == 0 && !strstr(d.notes, "multiple of SMAX"), "DTADJ 0.5, SMAX 0.25: no note");
+}
+
 static void test_exponents(void)
 {
     deck d;
@@ -716,6 +732,7 @@ static void test_doc_table(void)
 
 int main(void)
 {
+    test_checks_between_smax();
     test_input_decks();
     test_good_string();
     test_exponents();
