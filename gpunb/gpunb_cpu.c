@@ -172,7 +172,7 @@ static void fpoly_batch(const cpu_nb *c, int use_avx512, int n, const int *idx, 
         }
 }
 
-static int cpu_has_avx512(void)
+int gpunb_cpu_has_avx512(void)
 {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
@@ -186,7 +186,7 @@ static void cpu_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const 
                       double (*d2reg)[3], double (*d3reg)[3])
 {
     const cpu_nb *c = as_cpu(g);
-    const int use_avx512 = cpu_has_avx512(), nbatch = (ni + FPOLY_LANES - 1) / FPOLY_LANES;
+    const int use_avx512 = gpunb_cpu_has_avx512(), nbatch = (ni + FPOLY_LANES - 1) / FPOLY_LANES;
     #pragma omp parallel for schedule(dynamic, 1) if (nbatch > 1)
     for (int b = 0; b < nbatch; b++) {
         const int k = b * FPOLY_LANES, n = ni - k < FPOLY_LANES ? ni - k : FPOLY_LANES;
@@ -201,7 +201,7 @@ static void cpu_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const 
 static void cpu_pot(gpunb *g, int n, const double *m, const double (*x)[3], double *pot)
 {
     (void)g;
-    const int use_avx512 = cpu_has_avx512(), nbatch = (n + FPOLY_LANES - 1) / FPOLY_LANES;
+    const int use_avx512 = gpunb_cpu_has_avx512(), nbatch = (n + FPOLY_LANES - 1) / FPOLY_LANES;
     #pragma omp parallel for schedule(dynamic, 1) if (nbatch > 1)
     for (int b = 0; b < nbatch; b++) {
         const int i0 = b * FPOLY_LANES, k = n - i0 < FPOLY_LANES ? n - i0 : FPOLY_LANES;

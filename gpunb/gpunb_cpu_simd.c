@@ -277,9 +277,7 @@ static const gpunb_ops simd_ops = {
 static gpunb_kernel_fn best_kernel(void)
 {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return gpunb_kern_avx512;
+    if (gpunb_cpu_has_avx512()) return gpunb_kern_avx512;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return gpunb_kern_avx2;
     return NULL;
 }

@@ -48,6 +48,9 @@ struct gpunb {
 
 /* Backends.  Each returns NULL with a message in err when it cannot open. */
 gpunb *gpunb_cpu_open(int nmax, int nbmax, char *err, size_t errlen);
+/* 1 when the CPU has what the AVX-512 builds need (F, DQ, VL, AVX2, FMA):
+ * the cpu-simd kernel and cpu-ref's lanes (gpunb_cpu_lanes.h). */
+int gpunb_cpu_has_avx512(void);
 /* "cpu-simd" (gpunb_cpu_simd.c): AVX-512 or AVX2 kernels, two-float
  * coordinates; NULL with err set when the CPU lacks AVX2 + FMA. */
 gpunb *gpunb_cpu_simd_open(int nmax, int nbmax, char *err, size_t errlen);
