@@ -55,39 +55,92 @@ static void res_free(gpunb *g)
     g->res_lp = NULL;
 }
 
+/* Between gpunb_regf_begin and gpunb_regf_end the backend's buffers and
+ * streams belong to the regular force in flight: any other call then is a
+ * caller's bug, named here rather than left to give wrong forces. */
+static void check_idle(const gpunb *g, const char *call)
+{
+    if (!g->rf.on) return;
+    fprintf(stderr, "gpunb: %s called while a regular force is in flight (gpunb_regf_begin without "
+            "gpunb_regf_end)\n", call);
+    exit(1);
+}
+
 void gpunb_close(gpunb *g)
 {
     if (!g) return;
+    check_idle(g, "gpunb_close");
     res_free(g);
     g->ops->close(g);
 }
 const char *gpunb_backend(const gpunb *g) { return g->ops->name; }
 int gpunb_host_threads(const gpunb *g) { return g->host_threads; }
-void gpunb_set_range(gpunb *g, int jbeg, int jend) { g->ops->set_range(g, jbeg, jend); }
+void gpunb_set_range(gpunb *g, int jbeg, int jend)
+{
+    check_idle(g, "gpunb_set_range");
+    g->ops->set_range(g, jbeg, jend);
+}
 
 void gpunb_set_jp(gpunb *g, int n, const int *idx, const double *t0,
                   const double (*x)[3], const double (*v)[3],
                   const double (*a)[3], const double (*jerk)[3], const double *m)
 {
+    check_idle(g, "gpunb_set_jp");
     g->ops->set_jp(g, n, idx, t0, x, v, a, jerk, m);
 }
 
-void gpunb_predict(gpunb *g, double t) { g->ops->predict(g, t); }
+void gpunb_predict(gpunb *g, double t)
+{
+    check_idle(g, "gpunb_predict");
+    g->ops->predict(g, t);
+}
+
+/* the front end's resident lists: each whole list returned is kept */
+static void res_keep_returned(gpunb *g, int ni, const int *idx, const int *nnb, const int *list)
+{
+    if (g->ops->set_list || !g->res_nnb) return;
+    for (int k = 0; k < ni; k++) {
+        if (nnb[k] < 0 || idx[k] < 0 || idx[k] >= g->nmax) continue;
+        g->res_nnb[idx[k]] = nnb[k];
+        memcpy(g->res_list + (size_t)idx[k] * g->nbmax, list + (size_t)k * g->nbmax,
+               sizeof(int) * (size_t)nnb[k]);
+    }
+}
+
+void gpunb_regf_begin(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
+                      const double (*x)[3], const double (*v)[3])
+{
+    check_idle(g, "gpunb_regf_begin");
+    g->rf.ni = ni;
+    g->rf.idx = idx;
+    g->rf.h2 = h2;
+    g->rf.dtr = dtr;
+    g->rf.x = x;
+    g->rf.v = v;
+    if (g->ops->regf_begin) g->ops->regf_begin(g, ni, idx, h2, dtr, x, v);
+    g->rf.on = 1;
+}
+
+int gpunb_regf_end(gpunb *g, double (*a)[3], double (*jerk)[3], int *nnb, int *list)
+{
+    if (!g->rf.on) {
+        fprintf(stderr, "gpunb: gpunb_regf_end without gpunb_regf_begin\n");
+        exit(1);
+    }
+    g->rf.on = 0;
+    int over = g->ops->regf_end ? g->ops->regf_end(g, a, jerk, nnb, list)
+                                : g->ops->regf(g, g->rf.ni, g->rf.idx, g->rf.h2, g->rf.dtr, g->rf.x, g->rf.v,
+                                               a, jerk, nnb, list);
+    res_keep_returned(g, g->rf.ni, g->rf.idx, nnb, list);
+    return over;
+}
 
 int gpunb_regf(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
                const double (*x)[3], const double (*v)[3],
                double (*a)[3], double (*jerk)[3], int *nnb, int *list)
 {
-    int over = g->ops->regf(g, ni, idx, h2, dtr, x, v, a, jerk, nnb, list);
-    /* the front end's resident lists: each whole list returned is kept */
-    if (!g->ops->set_list && g->res_nnb)
-        for (int k = 0; k < ni; k++) {
-            if (nnb[k] < 0 || idx[k] < 0 || idx[k] >= g->nmax) continue;
-            g->res_nnb[idx[k]] = nnb[k];
-            memcpy(g->res_list + (size_t)idx[k] * g->nbmax, list + (size_t)k * g->nbmax,
-                   sizeof(int) * (size_t)nnb[k]);
-        }
-    return over;
+    gpunb_regf_begin(g, ni, idx, h2, dtr, x, v);
+    return gpunb_regf_end(g, a, jerk, nnb, list);
 }
 
 void gpunb_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
@@ -96,17 +149,20 @@ void gpunb_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const doubl
                  double (*d2irr)[3], double (*d3irr)[3],
                  double (*d2reg)[3], double (*d3reg)[3])
 {
+    check_idle(g, "gpunb_fpoly");
     g->ops->fpoly(g, ni, idx, h2, dtr, x, v, a, jerk, d2irr, d3irr, d2reg, d3reg);
 }
 
 void gpunb_pot(gpunb *g, int n, const double *m, const double (*x)[3], double *pot)
 {
+    check_idle(g, "gpunb_pot");
     g->ops->pot(g, n, m, x, pot);
 }
 
 int gpunb_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3],
                const int *nnb, const int *const *lists, double (*a)[3], double (*jerk)[3])
 {
+    check_idle(g, "gpunb_irrf");
     if (ni <= 0) return 0;
     return g->ops->irrf(g, ni, x, v, nnb, lists, a, jerk);
 }
@@ -129,6 +185,7 @@ static void res_alloc(gpunb *g)
 
 void gpunb_set_list(gpunb *g, int n, const int *idx, const int *nnb, const int *const *lists)
 {
+    check_idle(g, "gpunb_set_list");
     for (int k = 0; k < n; k++)
         if (idx[k] < 0 || idx[k] >= g->nmax || nnb[k] < 0 || nnb[k] > g->nbmax) {
             /* a caller's bug: a list that cannot be kept would give wrong forces later */
@@ -150,6 +207,7 @@ void gpunb_set_list(gpunb *g, int n, const int *idx, const int *nnb, const int *
 int gpunb_irrf_resident(gpunb *g, int ni, const int *idx, const double (*x)[3], const double (*v)[3],
                         double (*a)[3], double (*jerk)[3])
 {
+    check_idle(g, "gpunb_irrf_resident");
     if (ni <= 0) return 0;
     for (int k = 0; k < ni; k++)
         if (idx[k] < 0 || idx[k] >= g->nmax) {

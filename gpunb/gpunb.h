@@ -80,6 +80,18 @@ int gpunb_regf(gpunb *g, int ni, const int *idx, const double *h2, const double 
                const double (*x)[3], const double (*v)[3],
                double (*a)[3], double (*jerk)[3], int *nnb, int *list);
 
+/* The same regular force in two halves, so that the caller's own work runs
+ * while the GPU computes: gpunb_regf_begin takes the inputs and starts
+ * (the CUDA backend with one GPU: the first chunk's launches and copies are
+ * queued and it returns at once; the other backends do nothing yet);
+ * gpunb_regf_end waits and returns what gpunb_regf would have (bit for bit,
+ * and the resident lists kept the same way).  The inputs must stay valid
+ * and unchanged until the end call, and no other gpunb call may come in
+ * between (one that does is a caller's bug: the library says so and exits). */
+void gpunb_regf_begin(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
+                      const double (*x)[3], const double (*v)[3]);
+int gpunb_regf_end(gpunb *g, double (*a)[3], double (*jerk)[3], int *nnb, int *list);
+
 /* Start-up second and third derivatives (ALGORITHMS.md §7) for ni i-bodies
  * from the stored j-state (x, v, a, jerk at the current time, after
  * gpunb_set_jp and gpunb_predict at that time).  i's own x, v, a, jerk are

@@ -174,6 +174,9 @@ typedef struct GpunbCuda {
     cudaEvent_t peer_copied;
     int peer_pending;
     int *res_mark;
+    /* gpunb_regf_begin queued the first chunk (one GPU): its geometry */
+    int rf_launched;
+    Geom rf_gm;
 } GpunbCuda;
 
 static GpunbCuda *as_cuda(gpunb *g) { return (GpunbCuda *)g; }
@@ -836,27 +839,16 @@ static HLayout h_layout(int ngl, int ni)
     return h;
 }
 
-/* Runs one chunk of the regular force on one GPU, its groups only; leaves the
- * header and, right after it, the serialised lists in d->h_hdr. */
-static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
+/* One pass of the regular-force kernels over the packed i-bodies: the
+ * force, the slice reduction, the lists' scan and gather, and the copy of
+ * the header with as many list entries as the last call had (+25 %) into
+ * d->h_hdr: one copy, one round trip.  Queued only: dev_regf_finish waits. */
+static void dev_regf_pass(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
 {
-    /* GPU 0 may still be copying this GPU's last lists (res_keep_parts) */
-    if (d != &c->dev[0] && c->peer_pending) CK(cudaEventSynchronize(c->peer_copied));
-    dev_set(d);
-    int lo, hi;
-    dev_jrange(d, gm, &lo, &hi);
-    if (c->trace) CK(cudaEventRecord(d->ev[0], d->st));
-    dev_ensure_predicted(c, d, lo, hi, c->fp64);
-    if (c->trace) CK(cudaEventRecord(d->ev[1], d->st));
     const int ngl = d->g1 - d->g0, nsl = ngl * gm->nsg, ni = gm->ni, ni_pad = gm->ni_pad;
     const ILayout il = i_layout(ni_pad);
     const HLayout hl = h_layout(ngl, ni);
-    grow_dev((void **)&d->d_i, &d->i_cap, il.total);
-    grow_dev((void **)&d->pacc, &d->pacc_cap, (size_t)nsl * 6 * ni_pad * sizeof(double) + 8);
-    grow_dev((void **)&d->pcnt, &d->pcnt_cap, (size_t)nsl * ni_pad * sizeof(int) + 8);
-    CK(cudaMemcpyAsync(d->d_i, c->h_i, il.total, cudaMemcpyHostToDevice, d->st));
-    if (c->trace) CK(cudaEventRecord(d->ev[2], d->st));
-
+    grow_dev((void **)&d->plist, &d->plist_cap, (size_t)nsl * ni_pad * d->L * sizeof(unsigned short) + 8);
     RegfArgs A;
     A.jxh = d->jxh; A.jxl = d->jxl; A.jv = d->jv; A.jxd = d->jxd;
     A.ixh = (const float4 *)(d->d_i + il.xh);
@@ -867,42 +859,76 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
     A.ni_pad = ni_pad; A.nj = gm->nj; A.Ng = gm->Ng; A.nsg = gm->nsg; A.S = gm->S;
     A.s0 = d->g0 * gm->nsg;
     A.pacc = d->pacc; A.pcnt = d->pcnt;
+    A.plist = d->plist;
+    A.L = d->L;
     double *gacc = (double *)(d->d_hdr + hl.gacc);
     int *d_list = (int *)(d->d_hdr + hl.total);   /* the lists follow the header: one copy back */
-    const int *h_list = (const int *)(d->h_hdr + hl.total);
     int *cnt = (int *)(d->d_hdr + hl.cnt), *misc = (int *)(d->d_hdr + hl.misc);
-    const int *hmisc = (const int *)(d->h_hdr + hl.misc);
+    A.misc = misc;
+    if (nsl > 0) {
+        dim3 grid(gm->iblocks, nsl);
+        if (c->fp64) k_regf<true><<<grid, gm->bs, 0, d->st>>>(A);
+        else k_regf<false><<<grid, gm->bs, 0, d->st>>>(A);
+        CKL("k_regf");
+    } else {
+        CK(cudaMemsetAsync(misc, 0, 4 * sizeof(int), d->st));
+        CK(cudaMemsetAsync(d->pcnt, 0, (size_t)ni_pad * sizeof(int), d->st));
+    }
+    if (c->trace) CK(cudaEventRecord(d->ev[3], d->st));
+    const int nw = cdiv((long)ni * ngl * 32, 128);
+    k_reduce<<<nw, 128, 0, d->st>>>(d->pacc, d->pcnt, ni, ni_pad, ngl, gm->nsg, d->L, nbmax, gacc,
+                                    d->d_gcnt, misc);
+    CKL("k_reduce");
+    k_scan<<<1, 1024, 0, d->st>>>(d->d_gcnt, ni, ngl, nbmax, cnt, d->d_off, misc);
+    CKL("k_scan");
+    k_gather<<<nw, 128, 0, d->st>>>(cnt, d->d_gcnt, d->d_off, d->pcnt, d->plist, ni, ni_pad, ngl, nbmax,
+                                    d->L, A.s0, gm->nsg, gm->Ng, gm->S, c->jbeg, d_list);
+    CKL("k_gather");
+    if (c->trace) CK(cudaEventRecord(d->ev[4], d->st));
+    const int guess = imin(d->list_guess, ni * nbmax);
+    CK(cudaMemcpyAsync(d->h_hdr, d->d_hdr, hl.total + (size_t)guess * sizeof(int), cudaMemcpyDeviceToHost,
+                       d->st));
+    if (c->trace) CK(cudaEventRecord(d->ev[5], d->st));
+}
 
+/* Queues one chunk of the regular force on one GPU, its groups only: the
+ * prediction its j-range needs, the i-bodies' upload (packed in c->h_i)
+ * and the first pass. */
+static void dev_regf_launch(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
+{
+    /* GPU 0 may still be copying this GPU's last lists (res_keep_parts) */
+    if (d != &c->dev[0] && c->peer_pending) CK(cudaEventSynchronize(c->peer_copied));
+    dev_set(d);
+    int lo, hi;
+    dev_jrange(d, gm, &lo, &hi);
+    if (c->trace) CK(cudaEventRecord(d->ev[0], d->st));
+    dev_ensure_predicted(c, d, lo, hi, c->fp64);
+    if (c->trace) CK(cudaEventRecord(d->ev[1], d->st));
+    const int ngl = d->g1 - d->g0, nsl = ngl * gm->nsg, ni_pad = gm->ni_pad;
+    const ILayout il = i_layout(ni_pad);
+    grow_dev((void **)&d->d_i, &d->i_cap, il.total);
+    grow_dev((void **)&d->pacc, &d->pacc_cap, (size_t)nsl * 6 * ni_pad * sizeof(double) + 8);
+    grow_dev((void **)&d->pcnt, &d->pcnt_cap, (size_t)nsl * ni_pad * sizeof(int) + 8);
+    CK(cudaMemcpyAsync(d->d_i, c->h_i, il.total, cudaMemcpyHostToDevice, d->st));
+    if (c->trace) CK(cudaEventRecord(d->ev[2], d->st));
+    dev_regf_pass(c, d, gm, nbmax);
+}
+
+/* Waits for a launched chunk; redoes it while a slice's list buffer was
+ * too small (not an nbmax overflow), keeps the lists resident, and
+ * fetches the list entries the first copy did not bring.  Leaves the
+ * header and, right after it, the serialised lists in d->h_hdr. */
+static void dev_regf_finish(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
+{
+    dev_set(d);
+    const int ngl = d->g1 - d->g0, ni = gm->ni;
+    const ILayout il = i_layout(gm->ni_pad);
+    const HLayout hl = h_layout(ngl, ni);
+    int *d_list = (int *)(d->d_hdr + hl.total);
+    const int *h_list = (const int *)(d->h_hdr + hl.total);
+    int *cnt = (int *)(d->d_hdr + hl.cnt);
+    const int *hmisc = (const int *)(d->h_hdr + hl.misc);
     for (;;) {
-        grow_dev((void **)&d->plist, &d->plist_cap, (size_t)nsl * ni_pad * d->L * sizeof(unsigned short) + 8);
-        A.plist = d->plist;
-        A.L = d->L;
-        A.misc = misc;
-        if (nsl > 0) {
-            dim3 grid(gm->iblocks, nsl);
-            if (c->fp64) k_regf<true><<<grid, gm->bs, 0, d->st>>>(A);
-            else k_regf<false><<<grid, gm->bs, 0, d->st>>>(A);
-            CKL("k_regf");
-        } else {
-            CK(cudaMemsetAsync(misc, 0, 4 * sizeof(int), d->st));
-            CK(cudaMemsetAsync(d->pcnt, 0, (size_t)ni_pad * sizeof(int), d->st));
-        }
-        if (c->trace) CK(cudaEventRecord(d->ev[3], d->st));
-        const int nw = cdiv((long)ni * ngl * 32, 128);
-        k_reduce<<<nw, 128, 0, d->st>>>(d->pacc, d->pcnt, ni, ni_pad, ngl, gm->nsg, d->L, nbmax, gacc,
-                                        d->d_gcnt, misc);
-        CKL("k_reduce");
-        k_scan<<<1, 1024, 0, d->st>>>(d->d_gcnt, ni, ngl, nbmax, cnt, d->d_off, misc);
-        CKL("k_scan");
-        k_gather<<<nw, 128, 0, d->st>>>(cnt, d->d_gcnt, d->d_off, d->pcnt, d->plist, ni, ni_pad, ngl, nbmax,
-                                        d->L, A.s0, gm->nsg, gm->Ng, gm->S, c->jbeg, d_list);
-        CKL("k_gather");
-        if (c->trace) CK(cudaEventRecord(d->ev[4], d->st));
-        /* header and as many list entries as the last call had (+25%): one copy, one round trip */
-        const int guess = imin(d->list_guess, ni * nbmax);
-        CK(cudaMemcpyAsync(d->h_hdr, d->d_hdr, hl.total + (size_t)guess * sizeof(int), cudaMemcpyDeviceToHost,
-                           d->st));
-        if (c->trace) CK(cudaEventRecord(d->ev[5], d->st));
         CK(cudaStreamSynchronize(d->st));
         if (c->trace)
             for (int q = 0; q < 5; q++) {
@@ -914,6 +940,7 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
         /* a slice's list buffer filled (not an nbmax overflow): redo with room for it */
         d->L = roundup(hmisc[0], 16);
         d->retries++;
+        dev_regf_pass(c, d, gm, nbmax);
     }
     /* one GPU holds the whole lists: they become the resident ones there */
     if (c->d_resn && c->ngpu == 1)
@@ -926,6 +953,12 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
         CK(cudaStreamSynchronize(d->st));
     }
     d->list_guess = total + total / 4 + 256;
+}
+
+static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
+{
+    dev_regf_launch(c, d, gm, nbmax);
+    dev_regf_finish(c, d, gm, nbmax);
 }
 
 /* ------------------------------------------- one host thread per GPU
@@ -1431,32 +1464,86 @@ static void dev_regf_fn(GpunbCuda *c, Dev *d, void *arg)
     dev_regf(c, d, job->gm, c->base.nbmax);
 }
 
+/* One chunk [i0, i0 + n) of a regular force, start to finish, on every GPU. */
+static int regf_chunk(GpunbCuda *c, int i0, int n, const int *idx, const double *h2, const double *dtr,
+                      const double (*x)[3], const double (*v)[3],
+                      double (*a)[3], double (*jerk)[3], int *nnb, int *list)
+{
+    const int nbmax = c->base.nbmax, nj = c->jend - c->jbeg;
+    double w1 = omp_get_wtime();
+    const Geom gm = make_geom(n, nj, c->target_blocks);
+    pack_i(c, &gm, idx + i0, h2 + i0, dtr + i0, x + i0, v + i0);
+    double w2 = omp_get_wtime();
+    RegfJob job = {&gm, {c->fill, i0 == 0 ? c->npend : 0}};
+    on_all_devices(c, dev_regf_fn, (void *)&job);
+    if (job.send.n > 0) flush_sent(c);
+    double w3 = omp_get_wtime();
+    int over = combine_chunk(c, n, i0, nbmax, a, jerk, nnb, list);
+    if (c->d_resn && c->ngpu > 1) res_keep_parts(c, &gm);
+    double w4 = omp_get_wtime();
+    c->t_pack += w2 - w1;
+    c->t_dev += w3 - w2;
+    c->t_combine += w4 - w3;
+    return over;
+}
+
 static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
                      const double (*x)[3], const double (*v)[3],
                      double (*a)[3], double (*jerk)[3], int *nnb, int *list)
 {
     GpunbCuda *c = as_cuda(g);
-    const int nbmax = g->nbmax, nj = c->jend - c->jbeg;
     int over = 0;
     c->regf_calls++;
+    for (int i0 = 0; i0 < ni; i0 += NI_CHUNK)
+        over += regf_chunk(c, i0, imin(NI_CHUNK, ni - i0), idx, h2, dtr, x, v, a, jerk, nnb, list);
+    return over;
+}
+
+/* gpunb_regf_begin: with one GPU the first chunk is queued (the pending
+ * set_jp updates first, as regf_chunk sends them) and the call returns;
+ * the front end keeps the inputs for the end.  With several GPUs the
+ * whole force runs at the end (their host threads wait on their own
+ * streams inside the job). */
+static void cuda_regf_begin(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
+                            const double (*x)[3], const double (*v)[3])
+{
+    GpunbCuda *c = as_cuda(g);
+    c->rf_launched = 0;
+    if (c->ngpu != 1 || ni <= 0) return;
     double w1 = omp_get_wtime();
-    for (int i0 = 0; i0 < ni; i0 += NI_CHUNK) {
-        const int n = imin(NI_CHUNK, ni - i0);
-        const Geom gm = make_geom(n, nj, c->target_blocks);
-        pack_i(c, &gm, idx + i0, h2 + i0, dtr + i0, x + i0, v + i0);
-        double w2 = omp_get_wtime();
-        RegfJob job = {&gm, {c->fill, i0 == 0 ? c->npend : 0}};
-        on_all_devices(c, dev_regf_fn, (void *)&job);
-        if (job.send.n > 0) flush_sent(c);
-        double w3 = omp_get_wtime();
-        over += combine_chunk(c, n, i0, nbmax, a, jerk, nnb, list);
-        if (c->d_resn && c->ngpu > 1) res_keep_parts(c, &gm);
-        double w4 = omp_get_wtime();
-        c->t_pack += w2 - w1;
-        c->t_dev += w3 - w2;
-        c->t_combine += w4 - w3;
-        w1 = w4;
+    const int n = imin(NI_CHUNK, ni);
+    c->rf_gm = make_geom(n, c->jend - c->jbeg, c->target_blocks);
+    pack_i(c, &c->rf_gm, idx, h2, dtr, x, v);
+    double w2 = omp_get_wtime();
+    Dev *d = &c->dev[0];
+    if (c->npend > 0) {
+        SendArg send = {c->fill, c->npend};
+        dev_set_jp(c, d, &send);
+        flush_sent(c);
     }
+    dev_regf_launch(c, d, &c->rf_gm, g->nbmax);
+    c->rf_launched = 1;
+    c->t_pack += w2 - w1;
+    c->t_dev += omp_get_wtime() - w2;
+}
+
+static int cuda_regf_end(gpunb *g, double (*a)[3], double (*jerk)[3], int *nnb, int *list)
+{
+    GpunbCuda *c = as_cuda(g);
+    const int ni = g->rf.ni;
+    if (!c->rf_launched) return cuda_regf(g, ni, g->rf.idx, g->rf.h2, g->rf.dtr, g->rf.x, g->rf.v, a, jerk, nnb, list);
+    c->rf_launched = 0;
+    c->regf_calls++;
+    const int n = c->rf_gm.ni;
+    double w2 = omp_get_wtime();
+    dev_regf_finish(c, &c->dev[0], &c->rf_gm, g->nbmax);
+    double w3 = omp_get_wtime();
+    int over = combine_chunk(c, n, 0, g->nbmax, a, jerk, nnb, list);
+    c->t_dev += w3 - w2;
+    c->t_combine += omp_get_wtime() - w3;
+    for (int i0 = n; i0 < ni; i0 += NI_CHUNK)
+        over += regf_chunk(c, i0, imin(NI_CHUNK, ni - i0), g->rf.idx, g->rf.h2, g->rf.dtr, g->rf.x, g->rf.v,
+                           a, jerk, nnb, list);
     return over;
 }
 
@@ -1842,7 +1929,7 @@ static void cuda_pot(gpunb *g, int n, const double *m, const double (*x)[3], dou
 
 static const gpunb_ops cuda_ops = {
     "cuda", cuda_close, cuda_set_range, cuda_set_jp, cuda_predict, cuda_regf, cuda_fpoly, cuda_pot, cuda_irrf,
-    cuda_set_list, cuda_irrf_res,
+    cuda_set_list, cuda_irrf_res, cuda_regf_begin, cuda_regf_end,
 };
 
 extern "C" int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s)

@@ -32,6 +32,11 @@ typedef struct gpunb_ops {
     void (*set_list)(gpunb *g, int n, const int *idx, const int *nnb, const int *const *lists);
     int (*irrf_res)(gpunb *g, int ni, const int *idx, const double (*x)[3], const double (*v)[3],
                     double (*a)[3], double (*jerk)[3]);
+    /* optional (NULL: the front end calls regf at gpunb_regf_end): start a
+     * regular force on the given inputs, and finish it */
+    void (*regf_begin)(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
+                       const double (*x)[3], const double (*v)[3]);
+    int (*regf_end)(gpunb *g, double (*a)[3], double (*jerk)[3], int *nnb, int *list);
 } gpunb_ops;
 
 struct gpunb {
@@ -44,6 +49,13 @@ struct gpunb {
     int *res_list, *res_nnb;
     const int **res_lp;
     int *res_kn, res_lp_cap;
+    /* a regular force between gpunb_regf_begin and gpunb_regf_end: its inputs */
+    struct {
+        int on, ni;
+        const int *idx;
+        const double *h2, *dtr;
+        const double (*x)[3], (*v)[3];
+    } rf;
 };
 
 /* Backends.  Each returns NULL with a message in err when it cannot open. */

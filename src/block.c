@@ -37,6 +37,8 @@ struct block_scratch {
     const int **lp;    /* KS: the list each force call used, per member */
     int *ri;           /* slots of the regular members */
     vec3 *xg, *vg;     /* the members' predicted x, v for the GPU irregular force */
+    regf_in rin;       /* the regular force's inputs while it runs (regular_force_begin) */
+    int regf_on;       /* a regular force started and not yet ended */
     block_profile prof; /* where the time goes, by block size */
     double wend;       /* wall clock at the end of the last block step (0: none
                         * to count "between" from) */
@@ -70,6 +72,10 @@ block_scratch *block_create(const sim *s)
     b->ri = malloc(sizeof(int) * c);
     b->xg = malloc(sizeof(vec3) * c);
     b->vg = malloc(sizeof(vec3) * c);
+    if (regf_in_alloc(&b->rin, c)) {
+        block_free(b);
+        return NULL;
+    }
     if (!b->lp || !b->ri || !b->xg || !b->vg || !b->sq || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
         !b->ji2 || !b->vpred || !b->jprev || !b->dtprev || !b->dt0 || !b->nnbn || !b->ovf || !b->nnb0 || !b->tj || !b->lists) {
         block_free(b);
@@ -82,6 +88,7 @@ void block_free(block_scratch *b)
 {
     if (!b) return;
     schedule_free(b->sq);
+    regf_in_free(&b->rin);
     void *p[] = {b->act, b->reg, b->ai, b->ji, b->ar, b->jr, b->ai2, b->ji2,
                  b->vpred, b->jprev, b->dtprev, b->dt0, b->nnbn, b->ovf, b->nnb0, b->tj, b->lists, (void *)b->lp, b->ri,
                  b->xg, b->vg};
@@ -220,6 +227,30 @@ static void schedule_update(const sim *s, block_scratch *b)
 /* ---- forces ------------------------------------------------------------ */
 
 /* ---- the step ---------------------------------------------------------- */
+
+/* The regular force of the block's regular members, started on GPUNB
+ * (gpunb_regf_begin) at their predicted state, and its results. */
+static void regf_start(sim *s, block_scratch *b, double t)
+{
+    if (b->nreg == 0) return;
+    for (int q = 0; q < b->nreg; q++) b->ri[q] = b->act[b->reg[q]];
+    gpunb_predict(s->nb, t);
+    regular_force_begin(s, b->nreg, b->ri, &b->rin);
+    b->regf_on = 1;
+}
+
+static void regf_finish(sim *s, block_scratch *b)
+{
+    b->regf_on = 0;
+    regular_force_end(s, b->nreg, b->ri, b->ar, b->jr, b->nnbn, b->lists, b->ovf);
+}
+
+/* A block step that fails with the regular force in flight ends it (the
+ * results are not used): GPUNB stays usable for what the caller does next. */
+static void regf_abandon(sim *s, block_scratch *b)
+{
+    if (b->regf_on) regf_finish(s, b);
+}
 
 static void predict_active(sim *s, const block_scratch *b, double t)
 {
@@ -477,11 +508,19 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
      * irr_on_gpu), from GPUNB's j-bodies predicted there: GPUIRR's
      * prediction is then not needed (its slots keep their own times). */
     const int gpu_irr = irr_on_gpu(s, b->nact);
-    if (gpu_irr) gpunb_predict(s->nb, t);
-    else gpuirr_pred_act(s->irr, b->nact, b->act, t);
     predict_active(s, b, t);
     s->block_forces = 1; /* the KS corrections must see the predicted state too */
     ph[PH_PRED] = prof_lap(&w);
+    /* The regular force needs only the members' predicted x, v: on the GPU
+     * it runs while the host does the irregular part.  A block whose
+     * irregular force goes to the GPU as well starts it after that one (the
+     * GPU would do them in turn, and the irregular corrector waits for the
+     * irregular force). */
+    if (!gpu_irr) regf_start(s, b, t);
+    ph[PH_REGF] += prof_lap(&w);
+    if (gpu_irr) gpunb_predict(s->nb, t);
+    else gpuirr_pred_act(s->irr, b->nact, b->act, t);
+    ph[PH_PRED] += prof_lap(&w);
     const int ks_corr = ks_needs_correction(s);
     if (ks_corr) { /* the old lists, for KS (the GPU holds its own: gpunb_lists_kept) */
 #pragma omp parallel for schedule(static) if (par_worth(b->nact, 4096))
@@ -495,7 +534,12 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     if (rc == 0 && ks_corr) /* KS: components of perturbed pairs, old lists */
         ks_irr_correct(s, b->nact, b->act, b->lp, b->nnb0, 1, b->ai, b->ji);
     ph[PH_FIRR] = prof_lap(&w);
-    if (rc) return -1;
+    if (rc) {
+        regf_abandon(s, b);
+        return -1;
+    }
+    if (gpu_irr) regf_start(s, b, t);
+    ph[PH_REGF] += prof_lap(&w);
 
     /* 2. irregular corrector for every member */
 #pragma omp parallel for schedule(static) if (par_worth(b->nact, 256))
@@ -504,11 +548,9 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
 
     /* 3. regular forces, new lists, irregular forces with them, regular corrector */
     if (b->nreg > 0) {
-        int *ri = b->ri;
-        for (int q = 0; q < b->nreg; q++) ri[q] = b->act[b->reg[q]];
-        gpunb_predict(s->nb, t);
-        regular_force(s, b->nreg, ri, b->ar, b->jr, b->nnbn, b->lists, b->ovf);
-        ph[PH_REGF] = prof_lap(&w);
+        const int *ri = b->ri;
+        regf_finish(s, b);
+        ph[PH_REGF] += prof_lap(&w);
         s->cnt.blocks_regular++;
         /* distinct rows of the library's list table: in parallel for many
          * (GPUNB keeps the lists gpunb_regf returned: nothing to send) */

@@ -221,14 +221,7 @@ int irregular_force_gpu(sim *s, int ni, const int *ilist, vec3 *xs, vec3 *vs, ve
     return 0;
 }
 
-/* gpunb_regf's inputs for the bodies ilist[pos[q]], q < m (pos NULL: all). */
-typedef struct regf_in {
-    int *idx;
-    double *h2, *dtr;
-    vec3 *x, *v;
-} regf_in;
-
-static int regf_in_alloc(regf_in *r, int n)
+int regf_in_alloc(regf_in *r, int n)
 {
     r->idx = malloc(sizeof(int) * n);
     r->h2 = malloc(sizeof(double) * n);
@@ -238,11 +231,13 @@ static int regf_in_alloc(regf_in *r, int n)
     return r->idx && r->h2 && r->dtr && r->x && r->v ? 0 : -1;
 }
 
-static void regf_in_free(regf_in *r)
+void regf_in_free(regf_in *r)
 {
+    if (!r) return;
     free(r->idx); free(r->h2); free(r->dtr); free(r->x); free(r->v);
 }
 
+/* gpunb_regf's inputs for the bodies ilist[pos[q]], q < m (pos NULL: all). */
 static void regf_gather(const sim *s, const int *ilist, const int *pos, int m, regf_in *r)
 {
 #pragma omp parallel for schedule(static) if (par_worth(m, 4096))
@@ -313,6 +308,21 @@ static void regf_retry_overflowed(sim *s, int ni, const int *ilist, vec3 *a, vec
     free(pos); free(tn); free(tl); free(ta); free(tj);
 }
 
+void regular_force_begin(sim *s, int ni, const int *ilist, regf_in *r)
+{
+    regf_gather(s, ilist, NULL, ni, r);
+    gpunb_regf_begin(s->nb, ni, r->idx, r->h2, r->dtr, (const double(*)[3])r->x, (const double(*)[3])r->v);
+}
+
+void regular_force_end(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb, int *lists,
+                       int *overflowed)
+{
+    gpunb_regf_end(s->nb, a, j, nnb, lists);
+    for (int k = 0; k < ni; k++) overflowed[k] = 0;
+    regf_retry_overflowed(s, ni, ilist, a, j, nnb, lists, overflowed);
+    if (tide_on(&s->tide)) add_tide_regular(s, ni, ilist, a, j);
+}
+
 void regular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
                    int *lists, int *overflowed)
 {
@@ -320,11 +330,7 @@ void regular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
      * (tens of MB in big blocks) cost more in page faults than the force */
     regf_in r;
     if (regf_in_alloc(&r, ni)) out_of_memory();
-    for (int k = 0; k < ni; k++) overflowed[k] = 0;
-    regf_gather(s, ilist, NULL, ni, &r);
-    regf_call(s, ni, &r, a, j, nnb, lists);
+    regular_force_begin(s, ni, ilist, &r);
+    regular_force_end(s, ni, ilist, a, j, nnb, lists, overflowed);
     regf_in_free(&r);
-    regf_retry_overflowed(s, ni, ilist, a, j, nnb, lists, overflowed);
-    if (tide_on(&s->tide)) add_tide_regular(s, ni, ilist, a, j);
 }
-

@@ -44,6 +44,24 @@ int irregular_force_gpu(sim *s, int ni, const int *ilist, vec3 *xs, vec3 *vs, ve
 void regular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
                    int *lists, int *overflowed);
 
+/* The same force in two halves, so that the block step's own work (the
+ * irregular force and corrector) runs while the GPU computes it: begin
+ * gathers the bodies' inputs (radius, regular step, predicted x, v) into r
+ * (capacity ni or more) and starts GPUNB (gpunb_regf_begin, after
+ * gpunb_predict(t)); end waits, retries the overflowed lists and adds the
+ * tide, with the same results as regular_force.  In between: no GPUNB call,
+ * and r, ilist and the bodies' radii and regular steps stay as they were. */
+typedef struct regf_in {
+    int *idx;
+    double *h2, *dtr;
+    vec3 *x, *v;
+} regf_in;
+int regf_in_alloc(regf_in *r, int n);
+void regf_in_free(regf_in *r);
+void regular_force_begin(sim *s, int ni, const int *ilist, regf_in *r);
+void regular_force_end(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb, int *lists,
+                       int *overflowed);
+
 /* The force and jerk on body i at time t from the bodies its new list
  * gained (in lnew, not in lold) minus those it lost: F_I,new - F_I,old of
  * paper eq. 12, summed directly in double from the predicted states.  Both

@@ -26,6 +26,9 @@
 #include "runctl.h"
 #include "snapshot.h"
 #include "version.h"
+#ifdef HAVE_CUDA
+#include "gpunb_cuda.h"
+#endif
 
 /* mkdir -p: --out a/b/c creates the missing parents too, as users expect
  * from a tool that writes into a folder.  Returns 0 or -1 (errno set). */
@@ -572,6 +575,29 @@ static int integrate(run_ctx *c, char *err, size_t errlen)
     return 0;
 }
 
+/* The CUDA backend's own timers (host side of its calls; the GPU phases
+ * only with NBODY6C_GPUNB_TRACE=1): what a block's regf and irrf phases
+ * are made of. */
+static void write_gpunb_profile(const gpunb *g, FILE *f)
+{
+#ifdef HAVE_CUDA
+    gpunb_cuda_stats st;
+    if (!gpunb_cuda_get_stats(g, &st)) return;
+    fprintf(f, "# GPUNB cuda (%d GPU%s): wall time (s) on the host\n", st.ngpu, st.ngpu > 1 ? "s" : "");
+    fprintf(f, "regf calls %ld: pack %.4f, GPU wait %.4f, combine %.4f; set_jp flushed outside regf %.4f; "
+            "slice lists redone %ld\n", st.regf_calls, st.t_pack, st.t_dev, st.t_combine, st.t_flush,
+            st.slice_retries);
+    fprintf(f, "irrf calls %ld: %.4f (bodies summed again in double: %ld)\n", st.irrf_calls, st.t_irrf,
+            st.irrf_double);
+    if (st.k_force > 0.0)
+        fprintf(f, "GPU 0 regf phases (NBODY6C_GPUNB_TRACE): predict %.4f, i upload %.4f, force %.4f, "
+                "lists %.4f, copy back %.4f\n", st.k_predict, st.k_upload, st.k_force, st.k_lists, st.k_down);
+#else
+    (void)g;
+    (void)f;
+#endif
+}
+
 /* profile.txt: where this process's block steps spent their time, by
  * block size (for tuning; not carried across a restart).  A failure to
  * write it costs nothing else. */
@@ -583,6 +609,7 @@ static void write_block_profile(const run_ctx *c)
     if (!f) return;
     block_profile_print(block_get_profile(c->s->bs), f);
     ks_profile_print(c->s, f);
+    write_gpunb_profile(c->s->nb, f);
     fclose(f);
 }
 

@@ -810,6 +810,59 @@ static void resident_cases(uint64_t *seed)
     }
 }
 
+/* gpunb_regf_begin/_end against gpunb_regf on one GPU: more i-bodies than
+ * one chunk (the end runs the others), clumps (slice lists redone), set_jp
+ * updates pending at the begin (it sends them), some lists over NBMAX; the
+ * forces, lists, return value and the resident lists bit for bit. */
+static void split_case(uint64_t *seed)
+{
+    char err[256];
+    gpunb *g = open_cuda(1, 0, 65536 + JBEG, err, sizeof err);
+    if (!g) { CHECK(0, "1-GPU instance opens: %s", err); return; }
+    bodies B = make_bodies(65536, 1, seed);
+    const double t = 0.5;
+    for (int i = 0; i < B.n; i++) B.t0[i] = t - urand(seed) / 64;
+    predict_all(&B, t);
+    icase c = make_icase(&B, 20000, seed, 1), d = make_icase(&B, 20000, seed, 1);
+    for (int k = 0; k < c.ni; k += 97) c.h2[k] *= 1000;   /* over NBMAX */
+    memcpy(d.idx, c.idx, sizeof(int) * c.ni);
+    memcpy(d.h2, c.h2, sizeof(double) * c.ni);
+    memcpy(d.dtr, c.dtr, sizeof(double) * c.ni);
+    memcpy(d.x, c.x, sizeof *c.x * c.ni);
+    memcpy(d.v, c.v, sizeof *c.v * c.ni);
+    double (*a1)[3] = (double (*)[3])malloc(sizeof *a1 * c.ni), (*j1)[3] = (double (*)[3])malloc(sizeof *j1 * c.ni);
+    double (*a2)[3] = (double (*)[3])malloc(sizeof *a2 * c.ni), (*j2)[3] = (double (*)[3])malloc(sizeof *j2 * c.ni);
+    int *empty = (int *)calloc((size_t)c.ni, sizeof(int));
+    const int **none = (const int **)malloc(sizeof(int *) * c.ni);
+    for (int k = 0; k < c.ni; k++) none[k] = empty;
+
+    send_all(g, &B, t);                                   /* pending until the regular force */
+    gpunb_set_list(g, c.ni, c.idx, empty, none);
+    run_regf(g, &c);
+    gpunb_irrf_resident(g, c.ni, c.idx, C3(c.x), C3(c.v), a1, j1);
+
+    send_all(g, &B, t);
+    gpunb_set_list(g, c.ni, c.idx, empty, none);          /* the kept lists wiped: the split call keeps them again */
+    for (size_t k = 0; k < (size_t)d.ni * NBMAX; k++) d.list[k] = -7;
+    for (int k = 0; k < d.ni; k++) { d.nnb[k] = -7; d.a[k][0] = NAN; d.jk[k][0] = NAN; }
+    gpunb_regf_begin(g, d.ni, d.idx, d.h2, d.dtr, C3(d.x), C3(d.v));
+    d.over = gpunb_regf_end(g, d.a, d.jk, d.nnb, d.list);
+    gpunb_irrf_resident(g, d.ni, d.idx, C3(d.x), C3(d.v), a2, j2);
+
+    stats S = compare(&B, &c);
+    report("split call's reference: clumpy N_j=65536 N_i=20000", &S);
+    CHECK(c.over > 0 && same_results(&c, &d),
+          "1 GPU: gpunb_regf_begin/_end equal gpunb_regf bit for bit (20000 bodies in two chunks, %d over NBMAX)",
+          c.over);
+    CHECK(!memcmp(a1, a2, sizeof *a1 * c.ni) && !memcmp(j1, j2, sizeof *j1 * c.ni),
+          "1 GPU: the split call keeps the same resident lists");
+    free(a1); free(j1); free(a2); free(j2); free(empty); free(none);
+    free_icase(&c);
+    free_icase(&d);
+    free_bodies(&B);
+    gpunb_close(g);
+}
+
 static void fp64_case(uint64_t *seed)
 {
     char err[256];
@@ -904,6 +957,7 @@ int main(void)
     cpu_backend_case(g, &seed);
     irrf_cases(g, &seed);
     resident_cases(&seed);
+    split_case(&seed);
     fp64_case(&seed);
     multi_gpu_case(&seed);
     printf("# boundary pairs: %ld of %ld neighbour pairs (%.1e)\n", total_diff, total_pairs,

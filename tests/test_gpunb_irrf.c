@@ -7,9 +7,14 @@
  * j-range reported as the API says.  The resident lists (gpunb_set_list,
  * gpunb_regf's kept lists, gpunb_irrf_resident): the same sums as the
  * lists given, an edit not sent seen as a difference, set_range leaving
- * them, a slot outside the j-range reported.  The CUDA backend's check
+ * them, a slot outside the j-range reported.  The regular force in two
+ * halves (gpunb_regf_begin/_end) equal to gpunb_regf bit for bit on both
+ * CPU backends, lists kept the same way, and a call between the halves or
+ * an end without a begin stopped with a message.  The CUDA backend's check
  * against a double reference is in test_gpunb_cuda.c (GPU machines only). */
 #include <math.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,6 +283,131 @@ static void resident_cases(gpunb *g, const bodies *B, icase *c, double t)
     if (gs) gpunb_close(gs);
 }
 
+/* The regular-force inputs of nr bodies: every eighth radius over NBMAX. */
+typedef struct {
+    int n, idx[NI];
+    double h2[NI], dtr[NI], x[NI][3], v[NI][3];
+} rcase;
+
+static void make_rcase(rcase *r, const bodies *B, int n)
+{
+    r->n = n;
+    for (int q = 0; q < n; q++) {
+        int i = JBEG + (37 * q) % NJ;
+        r->idx[q] = i;
+        r->h2[q] = (q % 8 == 7 ? 0.4 : 0.05) * NJ;
+        r->dtr[q] = (q % 3) * 0.01;
+        memcpy(r->x[q], B->xp[i], sizeof r->x[q]);
+        memcpy(r->v[q], B->vp[i], sizeof r->v[q]);
+    }
+}
+
+typedef struct {
+    int over, nnb[NI], list[NI * NBMAX];
+    double a[NI][3], jk[NI][3];
+} rout;
+
+static int same_rout(const rcase *r, const rout *p, const rout *q)
+{
+    if (p->over != q->over || memcmp(p->nnb, q->nnb, sizeof(int) * r->n) ||
+        memcmp(p->a, q->a, sizeof p->a[0] * r->n) || memcmp(p->jk, q->jk, sizeof p->jk[0] * r->n))
+        return 0;
+    for (int k = 0; k < r->n; k++)
+        if (p->nnb[k] > 0 && memcmp(p->list + (size_t)k * NBMAX, q->list + (size_t)k * NBMAX,
+                                    sizeof(int) * p->nnb[k]))
+            return 0;
+    return 1;
+}
+
+/* The child's exit status and whether its stderr named `want`. */
+static int child_fails_with(void (*body)(gpunb *), gpunb *g, const char *want)
+{
+    int fd[2];
+    if (pipe(fd)) return 0;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 2);
+        close(fd[0]);
+        body(g);
+        _exit(0);
+    }
+    close(fd[1]);
+    char buf[512] = "";
+    ssize_t got = 0, r;
+    while (got < (ssize_t)sizeof buf - 1 && (r = read(fd[0], buf + got, sizeof buf - 1 - got)) > 0) got += r;
+    buf[got] = '\0';
+    close(fd[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    printf("# child: %s", buf);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 1 && strstr(buf, want) != NULL;
+}
+
+static rcase mis_r;
+static void set_jp_in_flight(gpunb *g)
+{
+    gpunb_regf_begin(g, mis_r.n, mis_r.idx, mis_r.h2, mis_r.dtr, C3(mis_r.x), C3(mis_r.v));
+    double t0 = 0, x[3] = {0, 0, 0};
+    int i = JBEG;
+    gpunb_set_jp(g, 1, &i, &t0, C3(x), C3(x), C3(x), C3(x), &t0);
+}
+static void end_without_begin(gpunb *g)
+{
+    static rout o;
+    gpunb_regf_end(g, o.a, o.jk, o.nnb, o.list);
+}
+
+/* gpunb_regf_begin/_end against gpunb_regf on one backend: forces, lists,
+ * return value and the resident lists kept, bit for bit. */
+static void regf_split_case(gpunb *g, const bodies *B, double t, const char *tag)
+{
+    static rcase r;
+    static rout p, q;
+    static double a1[NI][3], j1[NI][3], a2[NI][3], j2[NI][3];
+    make_rcase(&r, B, 300);
+    send(g, B, t);
+    gpunb_set_list(g, 0, NULL, NULL, NULL);
+    p.over = gpunb_regf(g, r.n, r.idx, r.h2, r.dtr, C3(r.x), C3(r.v), p.a, p.jk, p.nnb, p.list);
+    gpunb_irrf_resident(g, r.n, r.idx, C3(r.x), C3(r.v), a1, j1);
+    gpunb_set_list(g, 0, NULL, NULL, NULL);
+    for (int k = 0; k < r.n; k++) {   /* the kept lists wiped, so that the split call must keep them again */
+        int zero = 0;
+        const int *none = &zero;
+        gpunb_set_list(g, 1, &r.idx[k], &zero, &none);
+    }
+    send(g, B, t);
+    memset(&q, 0xff, sizeof q);
+    gpunb_regf_begin(g, r.n, r.idx, r.h2, r.dtr, C3(r.x), C3(r.v));
+    q.over = gpunb_regf_end(g, q.a, q.jk, q.nnb, q.list);
+    gpunb_irrf_resident(g, r.n, r.idx, C3(r.x), C3(r.v), a2, j2);
+    int nover = 0;
+    for (int k = 0; k < r.n; k++) nover += p.nnb[k] < 0;
+    CHECK(nover > 0 && same_rout(&r, &p, &q),
+          "%s: gpunb_regf_begin/_end equal gpunb_regf bit for bit (%d bodies, %d over NBMAX)", tag, r.n, nover);
+    CHECK(!memcmp(a1, a2, sizeof a1[0] * r.n) && !memcmp(j1, j2, sizeof j1[0] * r.n),
+          "%s: the split call keeps the same resident lists", tag);
+}
+
+static void regf_split_cases(const bodies *B, double t)
+{
+    char err[256], notice[256];
+    gpunb_config ref_cfg = {GPUNB_CPU_REF, 0, 0}, cpu_cfg = {GPUNB_CPU, 0, 0};
+    gpunb *g = gpunb_open(B->n, NBMAX, &ref_cfg, notice, sizeof notice, err, sizeof err);
+    if (!g) { CHECK(0, "cpu-ref opens: %s", err); return; }
+    regf_split_case(g, B, t, "cpu-ref");
+    make_rcase(&mis_r, B, 10);
+    CHECK(child_fails_with(set_jp_in_flight, g, "gpunb_set_jp called while a regular force is in flight"),
+          "a gpunb call between gpunb_regf_begin and _end exits 1 naming the call");
+    CHECK(child_fails_with(end_without_begin, g, "gpunb_regf_end without gpunb_regf_begin"),
+          "gpunb_regf_end without a begin exits 1 with a message");
+    gpunb_close(g);
+    gpunb *gs = gpunb_open(B->n, NBMAX, &cpu_cfg, notice, sizeof notice, err, sizeof err);
+    if (gs && strcmp(gpunb_backend(gs), "cpu-simd") == 0) regf_split_case(gs, B, t, "cpu-simd");
+    else SKIP("regf in two halves, cpu-simd: not available here (%s)", gs ? gpunb_backend(gs) : err);
+    if (gs) gpunb_close(gs);
+}
+
 int main(void)
 {
     uint64_t seed = check_seed();
@@ -370,5 +500,6 @@ int main(void)
 
     resident_cases(g, &B, &c, t);
     gpunb_close(g);
+    regf_split_cases(&B, t);
     return check_done();
 }
