@@ -7,9 +7,13 @@
  * differences; the CPU backend at a few sizes in the same run; start-up
  * (regf + fpoly over all N) and the potential at 32k and 128k.
  *
- *   bench_gpunb [--quick] [--ngpu N] [--point N_i N_j]
+ *   bench_gpunb [--quick] [--ngpu N] [--point N_i N_j] [--overlap N_i N_j]
  *     --point: the default CUDA path at one size only (for tuning sweeps,
  *     e.g. NBODY6C_GPU_BLOCKS); NBODY6C_NGPU also limits the GPUs.
+ *     --overlap: how much host work gpunb_regf_begin/_end hide at one size:
+ *     a call with the host idle, then with the host busy between the two
+ *     halves (on every OpenMP thread, and on the calling thread alone)
+ *     for 0.8 of that time.
  */
 #include <math.h>
 #include <stdint.h>
@@ -225,14 +229,74 @@ static void bench_startup(const char *path, const bodies *B, int n, int ngpu)
     gpunb_close(g);
 }
 
+/* Busy on the wall clock for w seconds: the whole OpenMP team, or one thread. */
+static void host_busy(double w, int team)
+{
+    const double end = omp_get_wtime() + w;
+    volatile double sink = 0;
+    if (!team) {
+        while (omp_get_wtime() < end) sink += 1.0;
+        return;
+    }
+#pragma omp parallel
+    {
+        while (omp_get_wtime() < end) sink += 1.0;
+    }
+    (void)sink;
+}
+
+/* One integration-like call with the regular force in two halves and the
+ * host busy for w seconds between them (w = 0: the plain call); seconds
+ * per call. */
+static double time_split(gpunb *g, const bodies *B, iset *I, double w, int team, int reps)
+{
+    double t = 0, el = 0;
+    for (int it = 0; it < reps + 2; it++) {
+        double start = omp_get_wtime();
+        t += 1.0 / 1024;
+        for (int k = 0; k < I->ni; k++) {
+            I->t0[k] = t;
+            for (int e = 0; e < 3; e++) { I->a[k][e] = B->a[I->idx[k]][e]; I->jk[k][e] = B->jk[I->idx[k]][e]; }
+        }
+        gpunb_set_jp(g, I->ni, I->idx, I->t0, C3(I->x), C3(I->v), C3(I->a), C3(I->jk), I->m);
+        gpunb_predict(g, t);
+        gpunb_regf_begin(g, I->ni, I->idx, I->h2, I->dtr, C3(I->x), C3(I->v));
+        if (w > 0) host_busy(w, team);
+        gpunb_regf_end(g, I->a, I->jk, I->nnb, I->list);
+        if (it >= 2) el += omp_get_wtime() - start;
+    }
+    return el / reps;
+}
+
+static void bench_overlap(const bodies *B, int ni, int nj, int ngpu)
+{
+    char err[256];
+    gpunb *g = open_path("cuda", nj, ngpu, err, sizeof err);
+    if (!g) { printf("# overlap: %s\n", err); return; }
+    send_range(g, B, nj);
+    iset I = make_iset(B, nj, ni, 7);
+    const double T = time_split(g, B, &I, 0.0, 0, 20);
+    const double w = 0.8 * T;
+    const double Tt = time_split(g, B, &I, w, 1, 20), T1 = time_split(g, B, &I, w, 0, 20);
+    printf("# overlap N_i=%d N_j=%d: call %.1f us; host busy %.1f us between the halves: "
+           "team %.1f us (%.0f %% of the busy time hidden), one thread %.1f us (%.0f %% hidden)\n",
+           ni, nj, 1e6 * T, 1e6 * w, 1e6 * Tt, 100 * (T + w - Tt) / w, 1e6 * T1, 100 * (T + w - T1) / w);
+    free_iset(&I);
+    gpunb_close(g);
+}
+
 int main(int argc, char **argv)
 {
-    int quick = 0, ngpu = 0, pni = 0, pnj = 0;
+    int quick = 0, ngpu = 0, pni = 0, pnj = 0, oni = 0, onj = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--quick")) quick = 1;
         else if (!strcmp(argv[a], "--ngpu") && a + 1 < argc) ngpu = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--point") && a + 2 < argc) { pni = atoi(argv[a + 1]); pnj = atoi(argv[a + 2]); a += 2; }
-        else { fprintf(stderr, "usage: %s [--quick] [--ngpu N] [--point N_i N_j]\n", argv[0]); return 2; }
+        else if (!strcmp(argv[a], "--overlap") && a + 2 < argc) { oni = atoi(argv[a + 1]); onj = atoi(argv[a + 2]); a += 2; }
+        else {
+            fprintf(stderr, "usage: %s [--quick] [--ngpu N] [--point N_i N_j] [--overlap N_i N_j]\n", argv[0]);
+            return 2;
+        }
     }
     static const int njs[] = {16384, 65536, 262144, 1048576}, nis[] = {64, 256, 1024, 4096};
     const int nnj = quick ? 2 : 4;
@@ -242,6 +306,10 @@ int main(int argc, char **argv)
     printf("%-8s %4s %7s %5s %10s %11s %8s %6s\n", "path", "gpus", "N_j", "N_i", "us/call", "pairs/s", "TFLOP/s",
            "<nnb>");
     const double min_s = quick ? 0.05 : 0.25;
+    if (oni > 0 && onj > 0 && onj <= B.n) {
+        bench_overlap(&B, oni, onj, ngpu);
+        return 0;
+    }
     if (pni > 0 && pnj > 0 && pnj <= B.n) {
         bench_path("cuda", &B, &pnj, 1, &pni, 1, 0.5, ngpu);
         return 0;

@@ -39,6 +39,7 @@ struct block_scratch {
     vec3 *xg, *vg;     /* the members' predicted x, v for the GPU irregular force */
     regf_in rin;       /* the regular force's inputs while it runs (regular_force_begin) */
     int regf_on;       /* a regular force started and not yet ended */
+    unsigned char *irr_sent; /* member k went to GPUIRR right after its irregular corrector */
     block_profile prof; /* where the time goes, by block size */
     double wend;       /* wall clock at the end of the last block step (0: none
                         * to count "between" from) */
@@ -72,11 +73,12 @@ block_scratch *block_create(const sim *s)
     b->ri = malloc(sizeof(int) * c);
     b->xg = malloc(sizeof(vec3) * c);
     b->vg = malloc(sizeof(vec3) * c);
+    b->irr_sent = malloc((size_t)c);
     if (regf_in_alloc(&b->rin, c)) {
         block_free(b);
         return NULL;
     }
-    if (!b->lp || !b->ri || !b->xg || !b->vg || !b->sq || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
+    if (!b->irr_sent || !b->lp || !b->ri || !b->xg || !b->vg || !b->sq || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
         !b->ji2 || !b->vpred || !b->jprev || !b->dtprev || !b->dt0 || !b->nnbn || !b->ovf || !b->nnb0 || !b->tj || !b->lists) {
         block_free(b);
         return NULL;
@@ -91,7 +93,7 @@ void block_free(block_scratch *b)
     regf_in_free(&b->rin);
     void *p[] = {b->act, b->reg, b->ai, b->ji, b->ar, b->jr, b->ai2, b->ji2,
                  b->vpred, b->jprev, b->dtprev, b->dt0, b->nnbn, b->ovf, b->nnb0, b->tj, b->lists, (void *)b->lp, b->ri,
-                 b->xg, b->vg};
+                 b->xg, b->vg, b->irr_sent};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
     free(b);
 }
@@ -440,7 +442,7 @@ static void send_corrected(sim *s, block_scratch *b)
     for (int k = 0; k < n; k++) {
         int i = b->act[k];
         b->tj[k] = s->t0[i];
-        gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
+        if (!b->irr_sent[k]) gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
         memcpy(x[k], s->x0[i], sizeof(vec3));
         memcpy(v[k], s->v0[i], sizeof(vec3));
         memcpy(a[k], s->a[i], sizeof(vec3));
@@ -541,9 +543,19 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     if (gpu_irr) regf_start(s, b, t);
     ph[PH_REGF] += prof_lap(&w);
 
-    /* 2. irregular corrector for every member */
+    /* 2. irregular corrector for every member.  A member not due a regular
+     * step is final after it: it goes to GPUIRR at once, while its record
+     * is in cache (and, in a big block, while the GPU computes the regular
+     * force), unless this block's new-list irregular force will still
+     * read GPUIRR's predicted state (a regular part below the GPU switch) */
+    const int send_early = b->nreg == 0 || irr_on_gpu(s, b->nreg);
 #pragma omp parallel for schedule(static) if (par_worth(b->nact, 256))
-    for (int k = 0; k < b->nact; k++) correct_irregular(s, b, k, t);
+    for (int k = 0; k < b->nact; k++) {
+        const int i = b->act[k];
+        correct_irregular(s, b, k, t);
+        b->irr_sent[k] = (unsigned char)(send_early && !due_regular(s, i));
+        if (b->irr_sent[k]) gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
+    }
     ph[PH_CORR] = prof_lap(&w);
 
     /* 3. regular forces, new lists, irregular forces with them, regular corrector */
