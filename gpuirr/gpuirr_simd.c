@@ -78,6 +78,7 @@ typedef struct simd_irr {
     unsigned *stamp;            /* pred_act: which slots this call has collected */
     unsigned epoch;
     double npact_fraction;      /* NPACT_FRACTION, or a benchmark's choice */
+    long owned_min, owned_max;  /* list entries for pred_owned (NBODY6C_PRED_OWNED) */
     int *bad;                   /* scratch, nmax */
 } simd_irr;
 
@@ -296,6 +297,49 @@ static void predict_union_parallel(simd_irr *s, const int *u, int nu, double t)
     }
 }
 
+/* Slots a thread of pred_owned collects before it predicts them. */
+enum { OWN_BATCH = 256 };
+
+/* The union on a big team, each thread predicting the slots of its own
+ * share [r nused / T, (r + 1) nused / T) of the slot range: every thread
+ * reads the block's lists (shared, read-only) and predicts only its
+ * share's entries (a slot named twice is predicted once: predict_one
+ * checks tpred).  That share is the one the static loops over slots give
+ * the same thread (pred_all, pred_marked's sweep) and, roughly, the big
+ * blocks' static loops over ascending members (corrector, hand-back), so
+ * the slot's polynomial and record are in that core's own cache.  One
+ * core predicting them all waited on other cores' caches (~100 ns a slot
+ * on the 16-core GPU hosts), and pred_marked's marks were stores into
+ * other cores' lines. */
+static void pred_owned(simd_irr *s, int ni, const int *ilist, double t)
+{
+    const int nused = s->nused;
+    #pragma omp parallel
+    {
+        const int T = omp_get_num_threads(), r = omp_get_thread_num();
+        const int lo = (int)((long)nused * r / T);
+        const unsigned span = (unsigned)((long)nused * (r + 1) / T - lo);
+        int u[OWN_BATCH], n = 0;
+        for (int k = 0; k < ni; k++) {
+            const int i = ilist[k];
+            if ((unsigned)(i - lo) < span) u[n++] = i;
+            const int *row = s->list + (size_t)i * s->stride;
+            for (int q = 0; q < s->nnb[i]; q++) { /* nnb < 0: none */
+                if (n == OWN_BATCH) {
+                    predict_ahead(s, u, n, t);
+                    n = 0;
+                }
+                if ((unsigned)(row[q] - lo) < span) u[n++] = row[q];
+            }
+            if (n > OWN_BATCH - 1) {
+                predict_ahead(s, u, n, t);
+                n = 0;
+            }
+        }
+        predict_ahead(s, u, n, t);
+    }
+}
+
 static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
 {
     simd_irr *s = state(g);
@@ -303,6 +347,10 @@ static void simd_pred_act(gpuirr *g, int ni, const int *ilist, double t)
     for (int k = 0; k < ni; k++) work += 1 + (s->nnb[ilist[k]] > 0 ? s->nnb[ilist[k]] : 0);
     if ((double)work > s->npact_fraction * s->nused) {
         simd_pred_all(g, 0, s->nused, t);
+        return;
+    }
+    if (work >= s->owned_min && work <= s->owned_max && omp_get_max_threads() >= BIG_TEAM) {
+        pred_owned(s, ni, ilist, t);
         return;
     }
     if (par_worth(work, PRED_GRAIN)) {
@@ -446,6 +494,21 @@ static int alloc_arrays(simd_irr *s, int nmax)
     return 0;
 }
 
+/* pred_owned's range of list entries: from OWNED_MIN to OWNED_MAX by
+ * default; NBODY6C_PRED_OWNED=MIN,MAX sets it (0,0: never) for tuning. */
+enum { OWNED_MIN = 64, OWNED_MAX = 16384 };
+static void owned_range(simd_irr *s)
+{
+    s->owned_min = OWNED_MIN;
+    s->owned_max = OWNED_MAX;
+    const char *e = getenv("NBODY6C_PRED_OWNED");
+    long lo, hi;
+    if (e && sscanf(e, "%ld,%ld", &lo, &hi) == 2) {
+        s->owned_min = lo > 0 ? lo : 1;
+        s->owned_max = hi;
+    }
+}
+
 gpuirr *gpuirr_simd_open(int nmax, int nbmax, gpuirr_simd path, char *err, size_t errlen)
 {
     static const char *const need[] = {
@@ -477,6 +540,7 @@ gpuirr *gpuirr_simd_open(int nmax, int nbmax, gpuirr_simd path, char *err, size_
     s->base.nbmax = nbmax;
     s->kern = kern;
     s->npact_fraction = NPACT_FRACTION;
+    owned_range(s);
     s->stride = (nbmax + GPUIRR_LIST_PAD - 1) / GPUIRR_LIST_PAD * GPUIRR_LIST_PAD;
     if (s->stride == 0) s->stride = GPUIRR_LIST_PAD;
     if (alloc_arrays(s, nmax)) {
@@ -490,6 +554,17 @@ gpuirr *gpuirr_simd_open(int nmax, int nbmax, gpuirr_simd path, char *err, size_
 void gpuirr_simd_predicted(const gpuirr *g, int i, double x[3], double v[3])
 {
     predicted_state((const simd_irr *)g, i, x, v);
+}
+
+void gpuirr_simd_set_owned(gpuirr *g, long min, long max)
+{
+    simd_irr *s = state(g);
+    if (min < 0) {
+        owned_range(s);
+        return;
+    }
+    s->owned_min = min > 0 ? min : 1;
+    s->owned_max = max;
 }
 
 void gpuirr_simd_set_npact(gpuirr *g, double fraction)

@@ -52,4 +52,10 @@ void gpuirr_simd_predicted(const gpuirr *g, int i, double x[3], double v[3]);
  * disables the switch). */
 void gpuirr_simd_set_npact(gpuirr *g, double fraction);
 
+/* For tests and benchmarks: pred_act's per-owner prediction (pred_owned in
+ * gpuirr_simd.c, taken on a team of BIG_TEAM threads or more) for blocks
+ * whose lists hold min to max entries (max < min: never; min < 0: the
+ * defaults, or NBODY6C_PRED_OWNED=MIN,MAX read at open). */
+void gpuirr_simd_set_owned(gpuirr *g, long min, long max);
+
 #endif

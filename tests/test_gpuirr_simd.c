@@ -342,19 +342,35 @@ static void test_path(gpuirr_simd path, const char *name, scene *sc, rng *r)
     gpuirr_pred_act(g, sc->ni, sc->ilist, t4);
     check_prediction_n(name, "big block, parallel marking", g, sc, sc->ni, t4);
     gpuirr_simd_set_npact(g, -1.0);
-    /* and a union of a few hundred slots (256 to 2047 entries) split over a
-     * team of 8 (the 16-core GPU hosts' way; CI's team is smaller) */
+    /* and on a team of 8 (the 16-core GPU hosts' way; CI's team is
+     * smaller): a block of a few hundred list entries predicted by each
+     * thread's own share of the slots (pred_owned), the whole active set
+     * that way (each thread's share more than its batch), and with that
+     * path off, the union split over the team (256 to 2047 entries) */
     {
         int m = 0;
-        long work = 0;
+        long work = 0, all = 0;
         while (m < sc->ni && work < 300) work += 1 + sc->nnb[sc->ilist[m++]];
+        for (int k = 0; k < sc->ni; k++) all += 1 + sc->nnb[sc->ilist[k]];
         int nthr0 = omp_get_max_threads();
         omp_set_num_threads(8);
-        double t5 = t4 + 0.001;
+        double t5 = t4 + 0.001, t6 = t5 + 0.001, t7 = t6 + 0.001;
         gpuirr_pred_act(g, m, sc->ilist, t5);
         omp_set_num_threads(nthr0);
         CHECK(work >= 256 && work < 2048, "%s: %d members with %ld list entries for the team's union", name, m, work);
-        check_prediction_n(name, "union of a few hundred slots, team of 8", g, sc, m, t5);
+        check_prediction_n(name, "a few hundred entries, team of 8, by owner", g, sc, m, t5);
+        omp_set_num_threads(8);
+        gpuirr_simd_set_owned(g, 1, all);
+        gpuirr_pred_act(g, sc->ni, sc->ilist, t6);
+        omp_set_num_threads(nthr0);
+        CHECK(all / 8 > 256, "%s: %ld entries for the team of 8 by owner (over a batch each)", name, all);
+        check_prediction_n(name, "every active body, team of 8, by owner", g, sc, sc->ni, t6);
+        omp_set_num_threads(8);
+        gpuirr_simd_set_owned(g, 1, 0);
+        gpuirr_pred_act(g, m, sc->ilist, t7);
+        omp_set_num_threads(nthr0);
+        gpuirr_simd_set_owned(g, -1, 0);
+        check_prediction_n(name, "union of a few hundred slots, team of 8", g, sc, m, t7);
         gpuirr_pred_act(g, sc->ni, sc->ilist, t4);
     }
     run_firr(g, sc, a, jk, &rc);
