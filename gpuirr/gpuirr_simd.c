@@ -494,6 +494,14 @@ static int alloc_arrays(simd_irr *s, int nmax)
     return 0;
 }
 
+/* NPACT_FRACTION, or NBODY6C_NPACT=F (for tuning). */
+static double npact_default(void)
+{
+    const char *e = getenv("NBODY6C_NPACT");
+    double f;
+    return e && sscanf(e, "%lf", &f) == 1 && f > 0 ? f : NPACT_FRACTION;
+}
+
 /* pred_owned's range of list entries: from OWNED_MIN to OWNED_MAX by
  * default; NBODY6C_PRED_OWNED=MIN,MAX sets it (0,0: never) for tuning. */
 enum { OWNED_MIN = 64, OWNED_MAX = 16384 };
@@ -539,7 +547,7 @@ gpuirr *gpuirr_simd_open(int nmax, int nbmax, gpuirr_simd path, char *err, size_
     s->base.nmax = nmax;
     s->base.nbmax = nbmax;
     s->kern = kern;
-    s->npact_fraction = NPACT_FRACTION;
+    s->npact_fraction = npact_default();
     owned_range(s);
     s->stride = (nbmax + GPUIRR_LIST_PAD - 1) / GPUIRR_LIST_PAD * GPUIRR_LIST_PAD;
     if (s->stride == 0) s->stride = GPUIRR_LIST_PAD;
@@ -569,5 +577,5 @@ void gpuirr_simd_set_owned(gpuirr *g, long min, long max)
 
 void gpuirr_simd_set_npact(gpuirr *g, double fraction)
 {
-    state(g)->npact_fraction = fraction < 0 ? NPACT_FRACTION : fraction;
+    state(g)->npact_fraction = fraction < 0 ? npact_default() : fraction;
 }

@@ -1701,6 +1701,10 @@ static int irrf_run(GpunbCuda *c, int ni, const double (*x)[3], const double (*v
         k_irrf<<<cdiv((long)n * 32, 128), 128, 0, d->st>>>(drec + i0, L, n, d->jxh, d->jxl, d->jv,
                                                              dout + (size_t)i0 * 6, dflag + i0);
         CKL("k_irrf");
+        if (n == ni) {   /* one chunk: sums and flags are one span (fbase = the sums' bytes) */
+            CK(cudaMemcpyAsync(hout, dout, fbase + (size_t)ni * sizeof(int), cudaMemcpyDeviceToHost, d->st));
+            continue;
+        }
         CK(cudaMemcpyAsync(hout + (size_t)i0 * 6, dout + (size_t)i0 * 6, (size_t)n * 6 * sizeof(double),
                            cudaMemcpyDeviceToHost, d->st));
         CK(cudaMemcpyAsync(hflag + i0, dflag + i0, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost, d->st));
