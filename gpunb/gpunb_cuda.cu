@@ -19,6 +19,9 @@
  *    GPU into ascending 32-bit global lists, serialised before one copy back;
  *    a slice list that fills triggers a redo with a bigger buffer (counted),
  *    apart from a true nbmax overflow (nnb = -1);
+ *  - with one GPU, a regular force in two halves (gpunb_regf_begin queues
+ *    the first chunk's work and returns, gpunb_regf_end waits, redoes,
+ *    combines and runs any further chunks), so the caller works meanwhile;
  *  - the irregular force over given lists (gpunb_irrf, for big blocks) on
  *    GPU 0 alone, from the same predicted j-state: one warp per i-body
  *    (bound and layout at k_irrf);
