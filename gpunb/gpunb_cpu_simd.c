@@ -49,6 +49,9 @@ typedef struct simd_nb {
     double (*x0)[3], (*v0)[3], (*a0)[3], (*j0)[3];
     float *f[10];               /* xh yh zh xl yl zl vx vy vz m, nmax + GPUNB_JPAD each */
     gpunb_soa soa;
+    float *sqm, *vmax;          /* per 16 j-bodies from jbeg: gpunb_soa's bounds */
+    int bounds_ok;              /* they match the predicted state and jbeg */
+    int far_off;                /* gpunb_cpu_simd_set_far(g, 0): bounds that never skip */
     /* sliced mode scratch: ni * nslices partial results */
     size_t scratch_cap;
     double (*pacc)[3], (*pjrk)[3];
@@ -64,6 +67,7 @@ static void simd_close(gpunb *g)
     free(s->m); free(s->t0); free(s->tpred);
     free(s->x0); free(s->v0); free(s->a0); free(s->j0);
     for (int q = 0; q < 10; q++) free(s->f[q]);
+    free(s->sqm); free(s->vmax);
     free(s->pacc); free(s->pjrk); free(s->pcnt); free(s->plist);
     free(s);
 }
@@ -76,6 +80,7 @@ static void simd_set_range(gpunb *g, int jbeg, int jend)
     if (jend < jbeg) jend = jbeg;
     s->jbeg = jbeg;
     s->jend = jend;
+    s->bounds_ok = 0;
     gpunb_set_range(s->ref, jbeg, jend);
     s->ref_t = NAN;
 }
@@ -117,6 +122,28 @@ static void simd_predict(gpunb *g, double t)
         s->tpred[j] = t;
     }
     s->last_t = t;
+    s->bounds_ok = 0;
+}
+
+/* The kernels' per-block bounds (gpunb_soa), for the predicted state:
+ * once per regular force after a prediction or a new j-range. */
+static void block_bounds(simd_nb *s)
+{
+    const int nb = (s->jend - s->jbeg + 15) / 16;
+    const float *vx = s->f[6], *vy = s->f[7], *vz = s->f[8], *m = s->f[9];
+    #pragma omp parallel for schedule(static) if (nb > 2048)
+    for (int b = 0; b < nb; b++) {
+        const int j0 = s->jbeg + 16 * b, j1 = j0 + 16 < s->jend ? j0 + 16 : s->jend;
+        float mm = 0.0f, v2 = 0.0f;
+        for (int j = j0; j < j1; j++) {
+            mm = fmaxf(mm, m[j]);
+            v2 = fmaxf(v2, vx[j] * vx[j] + vy[j] * vy[j] + vz[j] * vz[j]);
+        }
+        s->sqm[b] = s->far_off ? INFINITY : sqrtf(mm);
+        s->vmax[b] = sqrtf(v2);
+    }
+    s->soa.bbase = s->jbeg;
+    s->bounds_ok = 1;
 }
 
 static void prep_i(int self, double h2, double dtr, const double x[3], const double v[3], gpunb_iprep *ip)
@@ -129,6 +156,8 @@ static void prep_i(int self, double h2, double dtr, const double x[3], const dou
     }
     ip->h2 = (float)h2;
     ip->dtr = (float)dtr;
+    ip->sqh = sqrtf(ip->h2);
+    ip->speed = sqrtf(ip->v[0] * ip->v[0] + ip->v[1] * ip->v[1] + ip->v[2] * ip->v[2]);
     ip->self = self;
 }
 
@@ -214,6 +243,7 @@ static int simd_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
 {
     simd_nb *s = as_simd(g);
     const int nsl = slice_count(s);
+    if (!s->bounds_ok) block_bounds(s);
     if (nsl > 1 && ni < 2 * omp_get_max_threads() && grow_scratch(s, (size_t)ni * nsl) == 0)
         return regf_sliced(s, ni, idx, h2, dtr, x, v, a, jerk, nnb, list);
     const size_t nbmax = (size_t)g->nbmax;
@@ -282,6 +312,13 @@ static gpunb_kernel_fn best_kernel(void)
     return NULL;
 }
 
+void gpunb_cpu_simd_set_far(gpunb *g, int on)
+{
+    simd_nb *s = as_simd(g);
+    s->far_off = !on;
+    s->bounds_ok = 0;
+}
+
 gpunb *gpunb_cpu_simd_open(int nmax, int nbmax, char *err, size_t errlen)
 {
     return gpunb_cpu_simd_open_width(nmax, nbmax, 0, err, errlen);
@@ -312,7 +349,9 @@ gpunb *gpunb_cpu_simd_open_width(int nmax, int nbmax, int width, char *err, size
     s->v0 = calloc(n, sizeof *s->v0);
     s->a0 = calloc(n, sizeof *s->a0);
     s->j0 = calloc(n, sizeof *s->j0);
-    int ok = s->m && s->t0 && s->tpred && s->x0 && s->v0 && s->a0 && s->j0;
+    s->sqm = malloc((n / 16 + 1) * sizeof *s->sqm);
+    s->vmax = malloc((n / 16 + 1) * sizeof *s->vmax);
+    int ok = s->m && s->t0 && s->tpred && s->x0 && s->v0 && s->a0 && s->j0 && s->sqm && s->vmax;
     for (int q = 0; q < 10; q++) {
         s->f[q] = aligned_alloc(64, ((n + GPUNB_JPAD) * sizeof(float) + 63) / 64 * 64);
         if (s->f[q]) memset(s->f[q], 0, (n + GPUNB_JPAD) * sizeof(float));
@@ -320,7 +359,8 @@ gpunb *gpunb_cpu_simd_open_width(int nmax, int nbmax, int width, char *err, size
     }
     if (!ok) { simd_close(&s->base); goto oom; }
     for (size_t i = 0; i < n; i++) s->tpred[i] = NAN;
-    s->soa = (gpunb_soa){s->f[0], s->f[1], s->f[2], s->f[3], s->f[4], s->f[5], s->f[6], s->f[7], s->f[8], s->f[9]};
+    s->soa = (gpunb_soa){s->f[0], s->f[1], s->f[2], s->f[3], s->f[4], s->f[5], s->f[6], s->f[7], s->f[8], s->f[9],
+                         s->sqm, s->vmax, 0};
     s->kern = kern;
     s->base.nmax = nmax;
     s->base.nbmax = nbmax;

@@ -3,7 +3,9 @@
  * (compiled with -mavx2 -mfma; called only when the CPU has them).
  * Two-float coordinate differences, float arithmetic with the 12-bit rsqrt
  * and one Newton step, float sums over GPUNB_JBLOCK j-bodies, then double;
- * the neighbour test min(r^2, |r + dtr v|^2) < m_j h2 in float. */
+ * the neighbour test min(r^2, |r + dtr v|^2) < m_j h2 in float, skipped
+ * for steps whose j-bodies are all too far to be neighbours (gpunb_simd.h,
+ * GPUNB_FAR_MARGIN). */
 #include <immintrin.h>
 #include "gpunb_simd.h"
 
@@ -53,18 +55,26 @@ int gpunb_kern_avx2(const gpunb_soa *J, int j0, int j1, const gpunb_iprep *ip,
 
         __m256 r2 = _mm256_fmadd_ps(dz, dz, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dx, dx)));
         const __m256 rv = _mm256_fmadd_ps(dz, dvz, _mm256_fmadd_ps(dy, dvy, _mm256_mul_ps(dx, dvx)));
-        const __m256 px = _mm256_fmadd_ps(dtr, dvx, dx), py = _mm256_fmadd_ps(dtr, dvy, dy), pz = _mm256_fmadd_ps(dtr, dvz, dz);
-        const __m256 p2 = _mm256_fmadd_ps(pz, pz, _mm256_fmadd_ps(py, py, _mm256_mul_ps(px, px)));
-        const __m256 nbv = _mm256_and_ps(valid, _mm256_cmp_ps(_mm256_min_ps(r2, p2), _mm256_mul_ps(m, h2), _CMP_LT_OQ));
-        const unsigned nb = (unsigned)_mm256_movemask_ps(nbv);
-        for (unsigned b = nb; b; b &= b - 1) {
-            if (nnb < room) list[nnb] = j + __builtin_ctz(b);
-            nnb++;
+        const int blk = (j - J->bbase) >> 4;
+        const float reach = J->sqm[blk] * ip->sqh + ip->dtr * (ip->speed + J->vmax[blk]);
+        const __m256 far = _mm256_cmp_ps(r2, _mm256_set1_ps(reach * reach * GPUNB_FAR_MARGIN), _CMP_GT_OQ);
+        if (_mm256_movemask_ps(_mm256_and_ps(far, valid)) != 0xFF) {
+            /* some j-body could be a neighbour (or a lane is out of range
+             * or i itself): the test, and the sum without those */
+            const __m256 px = _mm256_fmadd_ps(dtr, dvx, dx), py = _mm256_fmadd_ps(dtr, dvy, dy);
+            const __m256 pz = _mm256_fmadd_ps(dtr, dvz, dz);
+            const __m256 p2 = _mm256_fmadd_ps(pz, pz, _mm256_fmadd_ps(py, py, _mm256_mul_ps(px, px)));
+            const __m256 nbv = _mm256_and_ps(valid, _mm256_cmp_ps(_mm256_min_ps(r2, p2), _mm256_mul_ps(m, h2), _CMP_LT_OQ));
+            const unsigned nb = (unsigned)_mm256_movemask_ps(nbv);
+            for (unsigned b = nb; b; b &= b - 1) {
+                if (nnb < room) list[nnb] = j + __builtin_ctz(b);
+                nnb++;
+            }
+            /* summed: valid, not neighbours, not at r = 0 (zero mass or h2) */
+            const __m256 sum = _mm256_and_ps(_mm256_andnot_ps(nbv, valid), _mm256_cmp_ps(r2, zero, _CMP_GT_OQ));
+            m = _mm256_and_ps(sum, m);
+            r2 = _mm256_blendv_ps(one, r2, sum);
         }
-        /* summed: valid, not neighbours, not at r = 0 (zero mass or h2) */
-        const __m256 sum = _mm256_and_ps(_mm256_andnot_ps(nbv, valid), _mm256_cmp_ps(r2, zero, _CMP_GT_OQ));
-        m = _mm256_and_ps(sum, m);
-        r2 = _mm256_blendv_ps(one, r2, sum);
 
         __m256 y = _mm256_rsqrt_ps(r2);
         y = _mm256_mul_ps(y, _mm256_fnmadd_ps(_mm256_mul_ps(_mm256_mul_ps(half, r2), y), y, three_half));

@@ -3,7 +3,9 @@
  * (compiled with -mavx512f -mavx512dq -mavx512vl; called only when the CPU
  * has them).  Two-float coordinate differences, float arithmetic with
  * rsqrt14 and one Newton step, float sums over GPUNB_JBLOCK j-bodies, then
- * double; the neighbour test min(r^2, |r + dtr v|^2) < m_j h2 in float. */
+ * double; the neighbour test min(r^2, |r + dtr v|^2) < m_j h2 in float,
+ * skipped for steps whose j-bodies are all too far to be neighbours
+ * (gpunb_simd.h, GPUNB_FAR_MARGIN). */
 #include <immintrin.h>
 #include "gpunb_simd.h"
 
@@ -49,24 +51,32 @@ int gpunb_kern_avx512(const gpunb_soa *J, int j0, int j1, const gpunb_iprep *ip,
 
         __m512 r2 = _mm512_fmadd_ps(dz, dz, _mm512_fmadd_ps(dy, dy, _mm512_mul_ps(dx, dx)));
         const __m512 rv = _mm512_fmadd_ps(dz, dvz, _mm512_fmadd_ps(dy, dvy, _mm512_mul_ps(dx, dvx)));
-        const __m512 px = _mm512_fmadd_ps(dtr, dvx, dx), py = _mm512_fmadd_ps(dtr, dvy, dy), pz = _mm512_fmadd_ps(dtr, dvz, dz);
-        const __m512 p2 = _mm512_fmadd_ps(pz, pz, _mm512_fmadd_ps(py, py, _mm512_mul_ps(px, px)));
-        const __mmask16 nb = _mm512_mask_cmp_ps_mask(valid, _mm512_min_ps(r2, p2), _mm512_mul_ps(m, h2), _CMP_LT_OQ);
-        if (nb) {
-            if (nnb + 16 <= room) {
-                _mm512_mask_compressstoreu_epi32(list + nnb, nb, jidx);
-                nnb += __builtin_popcount(nb);
-            } else {
-                for (unsigned b = nb; b; b &= b - 1) {
-                    if (nnb < room) list[nnb] = j + __builtin_ctz(b);
-                    nnb++;
+        const int b = (j - J->bbase) >> 4;
+        const float reach = J->sqm[b] * ip->sqh + ip->dtr * (ip->speed + J->vmax[b]);
+        const __mmask16 far = _mm512_cmp_ps_mask(r2, _mm512_set1_ps(reach * reach * GPUNB_FAR_MARGIN), _CMP_GT_OQ);
+        if (!(far == 0xFFFF && valid == 0xFFFF)) {
+            /* some j-body could be a neighbour (or a lane is out of range
+             * or i itself): the test, and the sum without those */
+            const __m512 px = _mm512_fmadd_ps(dtr, dvx, dx), py = _mm512_fmadd_ps(dtr, dvy, dy);
+            const __m512 pz = _mm512_fmadd_ps(dtr, dvz, dz);
+            const __m512 p2 = _mm512_fmadd_ps(pz, pz, _mm512_fmadd_ps(py, py, _mm512_mul_ps(px, px)));
+            const __mmask16 nb = _mm512_mask_cmp_ps_mask(valid, _mm512_min_ps(r2, p2), _mm512_mul_ps(m, h2), _CMP_LT_OQ);
+            if (nb) {
+                if (nnb + 16 <= room) {
+                    _mm512_mask_compressstoreu_epi32(list + nnb, nb, jidx);
+                    nnb += __builtin_popcount(nb);
+                } else {
+                    for (unsigned bits = nb; bits; bits &= bits - 1) {
+                        if (nnb < room) list[nnb] = j + __builtin_ctz(bits);
+                        nnb++;
+                    }
                 }
             }
+            /* summed: valid, not neighbours, not at r = 0 (zero mass or h2) */
+            const __mmask16 sum = _mm512_mask_cmp_ps_mask(valid & (__mmask16)~nb, r2, zero, _CMP_GT_OQ);
+            m = _mm512_maskz_mov_ps(sum, m);
+            r2 = _mm512_mask_blend_ps(sum, one, r2);
         }
-        /* summed: valid, not neighbours, not at r = 0 (zero mass or h2) */
-        const __mmask16 sum = _mm512_mask_cmp_ps_mask(valid & (__mmask16)~nb, r2, zero, _CMP_GT_OQ);
-        m = _mm512_maskz_mov_ps(sum, m);
-        r2 = _mm512_mask_blend_ps(sum, one, r2);
 
         __m512 y = _mm512_rsqrt14_ps(r2);
         y = _mm512_mul_ps(y, _mm512_fnmadd_ps(_mm512_mul_ps(_mm512_mul_ps(half, r2), y), y, three_half));

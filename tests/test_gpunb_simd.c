@@ -210,6 +210,49 @@ static void test_width(int width, const cluster *c, const int *ilist, const doub
     CHECK(same_result(&rt, &rs, NI) && same_result(&rf, &rs, NFEW),
           "width %d: results identical with 1, 2 and 3 threads", width);
 
+    /* the far test (steps whose j-bodies are all too far to be neighbours
+     * skip the neighbour test) changes no bit: with it off, and with
+     * regular steps 30 times longer (velocity-only neighbours common) */
+    result ro = alloc_result(NI), rl = alloc_result(NI), rlo = alloc_result(NI);
+    double *dtr30 = malloc(sizeof(double) * NI);
+    for (int k = 0; k < NI; k++) dtr30[k] = 30 * dtr[k];
+    gpunb_cpu_simd_set_far(g, 0);
+    gpunb_regf(g, NI, ilist, h2, dtr, (const double (*)[3])xi, (const double (*)[3])vi, ro.a, ro.jk, ro.nnb, ro.list);
+    gpunb_regf(g, NI, ilist, h2, dtr30, (const double (*)[3])xi, (const double (*)[3])vi, rlo.a, rlo.jk, rlo.nnb,
+               rlo.list);
+    gpunb_cpu_simd_set_far(g, 1);
+    gpunb_regf(g, NI, ilist, h2, dtr30, (const double (*)[3])xi, (const double (*)[3])vi, rl.a, rl.jk, rl.nnb, rl.list);
+    long far = 0, steps = 0, vonly = 0;
+    for (int k = 0; k < NI; k++) {   /* in double: the steps the far test can skip, the velocity-only neighbours */
+        const int i = ilist[k];
+        const double vi2 = sqrt(vp[i][0] * vp[i][0] + vp[i][1] * vp[i][1] + vp[i][2] * vp[i][2]);
+        for (int j0 = 0; j0 < N; j0 += 16, steps++) {
+            double mm = 0, vm = 0, rmin = INFINITY;
+            for (int j = j0; j < j0 + 16 && j < N; j++) {
+                mm = fmax(mm, c->m[j]);
+                vm = fmax(vm, sqrt(vp[j][0] * vp[j][0] + vp[j][1] * vp[j][1] + vp[j][2] * vp[j][2]));
+                double r2 = 0;
+                for (int d = 0; d < 3; d++) r2 += (xp[j][d] - xp[i][d]) * (xp[j][d] - xp[i][d]);
+                rmin = fmin(rmin, r2);
+            }
+            const double reach = sqrt(mm * h2[k]) + dtr30[k] * (vi2 + vm);
+            far += rmin > reach * reach * GPUNB_FAR_MARGIN;
+        }
+        for (int q = 0; q < rl.nnb[k]; q++) {
+            const int j = rl.list[(size_t)k * NBMAX + q];
+            double r2 = 0;
+            for (int d = 0; d < 3; d++) r2 += (xp[j][d] - xp[i][d]) * (xp[j][d] - xp[i][d]);
+            vonly += r2 >= c->m[j] * h2[k] * 1.0001;
+        }
+    }
+    printf("# width %d, steps 30x: %.0f %% of the (i, 16 j) steps far, %ld velocity-only neighbours\n", width,
+           100.0 * far / steps, vonly);
+    CHECK(same_result(&ro, &rs, NI) && same_result(&rlo, &rl, NI) && 2 * far > steps && vonly > 1000,
+          "width %d: the far test off or on, bit-identical (%.0f %% of the steps far, %ld velocity-only neighbours)",
+          width, 100.0 * far / steps, vonly);
+    free(dtr30);
+    free_result(&ro); free_result(&rl); free_result(&rlo);
+
     /* fpoly and pot are the reference's */
     double (*d[8])[3];
     for (int q = 0; q < 8; q++) d[q] = malloc(sizeof(double[3]) * NFEW);
