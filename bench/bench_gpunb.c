@@ -114,6 +114,17 @@ static void send_range(gpunb *g, const bodies *B, int nj)
     free(idx);
 }
 
+/* The i-bodies corrected at t (set_jp), then every j-body predicted to t. */
+static void corrected_at(gpunb *g, const bodies *B, iset *I, double t)
+{
+    for (int k = 0; k < I->ni; k++) {
+        I->t0[k] = t;
+        for (int e = 0; e < 3; e++) { I->a[k][e] = B->a[I->idx[k]][e]; I->jk[k][e] = B->jk[I->idx[k]][e]; }
+    }
+    gpunb_set_jp(g, I->ni, I->idx, I->t0, C3(I->x), C3(I->v), C3(I->a), C3(I->jk), I->m);
+    gpunb_predict(g, t);
+}
+
 /* One integration-like call: the i-bodies were corrected (set_jp), all j are
  * predicted, then the regular force.  Returns seconds per call. */
 static double time_calls(gpunb *g, const bodies *B, iset *I, double min_s, double *mean_nnb)
@@ -123,12 +134,7 @@ static double time_calls(gpunb *g, const bodies *B, iset *I, double min_s, doubl
     for (int it = 0;; it++) {
         if (it == 2) start = omp_get_wtime();
         t += 1.0 / 1024;
-        for (int k = 0; k < I->ni; k++) {
-            I->t0[k] = t;
-            for (int e = 0; e < 3; e++) { I->a[k][e] = B->a[I->idx[k]][e]; I->jk[k][e] = B->jk[I->idx[k]][e]; }
-        }
-        gpunb_set_jp(g, I->ni, I->idx, I->t0, C3(I->x), C3(I->v), C3(I->a), C3(I->jk), I->m);
-        gpunb_predict(g, t);
+        corrected_at(g, B, I, t);
         gpunb_regf(g, I->ni, I->idx, I->h2, I->dtr, C3(I->x), C3(I->v), I->a, I->jk, I->nnb, I->list);
         if (it >= 2) {
             reps++;
@@ -254,12 +260,7 @@ static double time_split(gpunb *g, const bodies *B, iset *I, double w, int team,
     for (int it = 0; it < reps + 2; it++) {
         double start = omp_get_wtime();
         t += 1.0 / 1024;
-        for (int k = 0; k < I->ni; k++) {
-            I->t0[k] = t;
-            for (int e = 0; e < 3; e++) { I->a[k][e] = B->a[I->idx[k]][e]; I->jk[k][e] = B->jk[I->idx[k]][e]; }
-        }
-        gpunb_set_jp(g, I->ni, I->idx, I->t0, C3(I->x), C3(I->v), C3(I->a), C3(I->jk), I->m);
-        gpunb_predict(g, t);
+        corrected_at(g, B, I, t);
         gpunb_regf_begin(g, I->ni, I->idx, I->h2, I->dtr, C3(I->x), C3(I->v));
         if (w > 0) host_busy(w, team);
         gpunb_regf_end(g, I->a, I->jk, I->nnb, I->list);
