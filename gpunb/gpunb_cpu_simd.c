@@ -37,6 +37,7 @@
 #include "predict.h"
 
 enum { JSLICE = 4096 }; /* multiple of every SIMD width */
+enum { FAR_MIN_NI = 32, FAR_MIN_NJ = 8192 }; /* from which a call uses the far test */
 
 typedef struct simd_nb {
     struct gpunb base;
@@ -243,7 +244,18 @@ static int simd_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
 {
     simd_nb *s = as_simd(g);
     const int nsl = slice_count(s);
-    if (!s->bounds_ok) block_bounds(s);
+    /* The far test pays where most steps are far: with many j-bodies (a
+     * step of 16 random j-bodies then rarely holds one within reach) and
+     * enough i-bodies for the bounds (about one i-body's kernel).  Where
+     * half the steps are far the branch is mispredicted half the time:
+     * N = 2048, one thread, the regular force was 21 % slower with it; at
+     * 4096 no different; at 16k and 32k 6.5 and 7.7 % faster. */
+    if (ni >= FAR_MIN_NI && s->jend - s->jbeg >= FAR_MIN_NJ) {
+        if (!s->bounds_ok) block_bounds(s);
+        s->soa.sqm = s->sqm;
+    } else {
+        s->soa.sqm = NULL;
+    }
     if (nsl > 1 && ni < 2 * omp_get_max_threads() && grow_scratch(s, (size_t)ni * nsl) == 0)
         return regf_sliced(s, ni, idx, h2, dtr, x, v, a, jerk, nnb, list);
     const size_t nbmax = (size_t)g->nbmax;

@@ -55,10 +55,14 @@ int gpunb_kern_avx2(const gpunb_soa *J, int j0, int j1, const gpunb_iprep *ip,
 
         __m256 r2 = _mm256_fmadd_ps(dz, dz, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dx, dx)));
         const __m256 rv = _mm256_fmadd_ps(dz, dvz, _mm256_fmadd_ps(dy, dvy, _mm256_mul_ps(dx, dvx)));
-        const int blk = (j - J->bbase) >> 4;
-        const float reach = J->sqm[blk] * ip->sqh + ip->dtr * (ip->speed + J->vmax[blk]);
-        const __m256 far = _mm256_cmp_ps(r2, _mm256_set1_ps(reach * reach * GPUNB_FAR_MARGIN), _CMP_GT_OQ);
-        if (_mm256_movemask_ps(_mm256_and_ps(far, valid)) != 0xFF) {
+        int far = 0;
+        if (J->sqm) {
+            const int blk = (j - J->bbase) >> 4;
+            const float reach = J->sqm[blk] * ip->sqh + ip->dtr * (ip->speed + J->vmax[blk]);
+            const __m256 beyond = _mm256_cmp_ps(r2, _mm256_set1_ps(reach * reach * GPUNB_FAR_MARGIN), _CMP_GT_OQ);
+            far = _mm256_movemask_ps(_mm256_and_ps(beyond, valid)) == 0xFF;
+        }
+        if (!far) {
             /* some j-body could be a neighbour (or a lane is out of range
              * or i itself): the test, and the sum without those */
             const __m256 px = _mm256_fmadd_ps(dtr, dvx, dx), py = _mm256_fmadd_ps(dtr, dvy, dy);

@@ -51,10 +51,13 @@ int gpunb_kern_avx512(const gpunb_soa *J, int j0, int j1, const gpunb_iprep *ip,
 
         __m512 r2 = _mm512_fmadd_ps(dz, dz, _mm512_fmadd_ps(dy, dy, _mm512_mul_ps(dx, dx)));
         const __m512 rv = _mm512_fmadd_ps(dz, dvz, _mm512_fmadd_ps(dy, dvy, _mm512_mul_ps(dx, dvx)));
-        const int b = (j - J->bbase) >> 4;
-        const float reach = J->sqm[b] * ip->sqh + ip->dtr * (ip->speed + J->vmax[b]);
-        const __mmask16 far = _mm512_cmp_ps_mask(r2, _mm512_set1_ps(reach * reach * GPUNB_FAR_MARGIN), _CMP_GT_OQ);
-        if (!(far == 0xFFFF && valid == 0xFFFF)) {
+        int far = 0;
+        if (J->sqm && valid == 0xFFFF) {
+            const int b = (j - J->bbase) >> 4;
+            const float reach = J->sqm[b] * ip->sqh + ip->dtr * (ip->speed + J->vmax[b]);
+            far = _mm512_cmp_ps_mask(r2, _mm512_set1_ps(reach * reach * GPUNB_FAR_MARGIN), _CMP_GT_OQ) == 0xFFFF;
+        }
+        if (!far) {
             /* some j-body could be a neighbour (or a lane is out of range
              * or i itself): the test, and the sum without those */
             const __m512 px = _mm512_fmadd_ps(dtr, dvx, dx), py = _mm512_fmadd_ps(dtr, dvy, dy);

@@ -20,7 +20,7 @@ typedef struct gpunb_soa {
      * largest mass and its largest speed.  A kernel step whose j-bodies all
      * lie beyond the farthest any of them could be a neighbour (gpunb_far)
      * skips the neighbour test, which would find none. */
-    const float *sqm, *vmax;
+    const float *sqm, *vmax;   /* NULL: no far test in this call */
     int bbase;
 } gpunb_soa;
 
