@@ -26,6 +26,12 @@
  *
  * A j-body at r = 0 from i that is not its neighbour (zero mass or h2 = 0)
  * is left out of the sum rather than turned into an infinity.
+ *
+ * The far test: per block of 16 j-bodies the square root of the largest
+ * mass and the largest speed (block_bounds, once per prediction), so that
+ * a kernel step whose j-bodies are all out of any neighbour's reach skips
+ * the neighbour test (gpunb_simd.h; same bits), in calls big enough for it
+ * to pay (FAR_MIN_NI, FAR_MIN_NJ).
  */
 #include <math.h>
 #include <stdio.h>
