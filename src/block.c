@@ -548,7 +548,8 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
      * is in cache (and, in a big block, while the GPU computes the regular
      * force), unless this block's new-list irregular force will still
      * read GPUIRR's predicted state (a regular part below the GPU switch) */
-    const int send_early = b->nreg == 0 || irr_on_gpu(s, b->nreg);
+    const int gpu_irr2 = irr_on_gpu(s, b->nreg); /* step 3's new-list irregular force */
+    const int send_early = b->nreg == 0 || gpu_irr2;
 #pragma omp parallel for schedule(static) if (par_worth(b->nact, 256))
     for (int k = 0; k < b->nact; k++) {
         const int i = b->act[k];
@@ -576,7 +577,6 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
          * already keep their state); on the GPU, GPUNB's j-bodies are at t
          * already (the regular force) and have not been sent the members'
          * corrections yet, so they are the same predicted state */
-        const int gpu_irr2 = irr_on_gpu(s, b->nreg);
         if (ks_corr)
             for (int q = 0; q < b->nreg; q++) b->lp[q] = b->lists + (size_t)q * s->nbmax;
         if (gpu_irr2) {
