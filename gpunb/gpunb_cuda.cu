@@ -55,7 +55,6 @@ extern "C" {
 #define LIST_CAP0 64        /* first capacity of a (slice, i) partial list */
 #define FAR 1.0e18f         /* position of padding j-bodies (mass 0) */
 #define IRR_CHUNK 8192      /* i-bodies per upload of gpunb_irrf (packing overlaps the copy) */
-#define IPT_DEFAULT 2        /* i-bodies per thread of the regular force (k_regf2 for blocks of 128) */
 #define IRR_FLUSH 16        /* pair terms a lane sums in float before double */
 
 /* ------------------------------------------------------------------ errors */
@@ -140,7 +139,6 @@ typedef struct GpunbCuda {
     struct gpunb base;
     int ngpu, fp64, simple;
     int target_blocks;                /* NBODY6C_GPU_BLOCKS, default TARGET_BLOCKS */
-    int ipt;                          /* NBODY6C_GPU_IPT: i-bodies per thread of the regular force, 1 or 2 */
     int jbeg, jend;
     double t;
     Dev dev[NGROUP];
@@ -313,164 +311,67 @@ struct IReg {
     dbl4 d;           /* x in double (FP64 path) */
 };
 
-/* One pair's terms for i (j: slice-local index jl, its predicted state
- * read from shared memory by the caller), added to the six sums s.  SELF:
- * i's own j-index may be jl (checked); otherwise not, and the code is
- * shorter.  A neighbour's term is zeroed by a select, its index recorded. */
-template <bool FP64, bool SELF>
-__device__ __forceinline__ void one_pair(const float4 &xh, const float4 &xl, const float4 &v, const dbl4 &xd,
-                                         int jl, int start, const IReg &I, int iself, int L,
-                                         unsigned short *mylist, int &cnt, float s[6])
-{
-    const float h2 = I.h.w, dtr = I.l.w;
-    float dx, dy, dz;
-    if (FP64) {
-        dx = (float)(xd.x - I.d.x);
-        dy = (float)(xd.y - I.d.y);
-        dz = (float)(xd.z - I.d.z);
-    } else {
-        dx = (xh.x - I.h.x) + (xl.x - I.l.x);
-        dy = (xh.y - I.h.y) + (xl.y - I.l.y);
-        dz = (xh.z - I.h.z) + (xl.z - I.l.z);
-    }
-    const float dvx = v.x - I.v.x, dvy = v.y - I.v.y, dvz = v.z - I.v.z;
-    const float r2 = dx * dx + dy * dy + dz * dz;
-    const float px = dx + dtr * dvx, py = dy + dtr * dvy, pz = dz + dtr * dvz;
-    const float r2p = px * px + py * py + pz * pz;
-    const float rv = dx * dvx + dy * dvy + dz * dvz;
-    const bool nb = fminf(r2, r2p) < xh.w * h2;
-    bool skip = nb;
-    if (SELF) {
-        const bool self = (jl == iself);
-        skip = nb || self;
-        if (nb && !self) {
-            if (cnt < L) mylist[cnt] = (unsigned short)(jl - start);
-            cnt++;
-        }
-    } else if (nb) {
-        if (cnt < L) mylist[cnt] = (unsigned short)(jl - start);
-        cnt++;
-    }
-    float rinv = rsqrt_ftz(r2);
-    rinv = skip ? 0.f : rinv;
-    const float rinv2 = rinv * rinv;
-    const float mr3 = xh.w * rinv * rinv2;
-    const float al = -3.f * rv * rinv2;
-    s[0] += mr3 * dx;
-    s[1] += mr3 * dy;
-    s[2] += mr3 * dz;
-    s[3] += mr3 * (dvx + al * dx);
-    s[4] += mr3 * (dvy + al * dy);
-    s[5] += mr3 * (dvz + al * dz);
-}
-
-/* Shared-memory entry k of the j-tile, as one_pair takes it. */
-template <bool FP64>
-__device__ __forceinline__ void tile_entry(const float4 *sxh, const float4 *sxl, const float4 *sv,
-                                           const dbl4 *sxd, int k, float4 &xh, float4 &xl, float4 &v,
-                                           dbl4 &xd)
-{
-    xh = sxh[k];
-    v = sv[k];
-    if (FP64) {
-        xd = sxd[k];
-        xl = make_float4(0.f, 0.f, 0.f, 0.f);
-    } else {
-        xl = sxl[k];
-        xd = mkd4(0, 0, 0, 0);
-    }
-}
-
-/* 32 pairs (shared-memory entries k0 .. k0+31, slice-local j = jb ..) of
- * one i-body, summed in float in that order into acc. */
+/* 32 pairs (shared-memory entries k0 .. k0+31, slice-local j = jb ..).
+ * SELF: i's own j-index may be among them (checked per pair); otherwise
+ * not, and the pair loop is shorter.  A neighbour's term is zeroed by a
+ * select, its index recorded. */
 template <bool FP64, bool SELF>
 __device__ __forceinline__ void pairs32(const float4 *sxh, const float4 *sxl, const float4 *sv, const dbl4 *sxd,
                                         int k0, int jb, int start, const IReg &I, int iself, int L,
                                         unsigned short *mylist, int &cnt, float acc[6])
 {
-    float s[6] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    float ax = 0.f, ay = 0.f, az = 0.f, jx = 0.f, jy = 0.f, jz = 0.f;
+    const float h2 = I.h.w, dtr = I.l.w;
 #pragma unroll 8
     for (int kk = 0; kk < 32; kk++) {
-        float4 xh, xl, v;
-        dbl4 xd;
-        tile_entry<FP64>(sxh, sxl, sv, sxd, k0 + kk, xh, xl, v, xd);
-        one_pair<FP64, SELF>(xh, xl, v, xd, jb + kk, start, I, iself, L, mylist, cnt, s);
-    }
-    for (int c = 0; c < 6; c++) acc[c] = s[c];
-}
-
-/* The same 32 pairs for two i-bodies: each entry read once serves both;
- * per i the same operations in the same order as pairs32. */
-template <bool FP64, bool SELF>
-__device__ __forceinline__ void pairs32x2(const float4 *sxh, const float4 *sxl, const float4 *sv,
-                                          const dbl4 *sxd, int k0, int jb, int start, const IReg &I0,
-                                          const IReg &I1, int iself0, int iself1, int L,
-                                          unsigned short *list0, unsigned short *list1, int &cnt0, int &cnt1,
-                                          float acc0[6], float acc1[6])
-{
-    float s0[6] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f}, s1[6] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-#pragma unroll 4
-    for (int kk = 0; kk < 32; kk++) {
-        float4 xh, xl, v;
-        dbl4 xd;
-        tile_entry<FP64>(sxh, sxl, sv, sxd, k0 + kk, xh, xl, v, xd);
-        one_pair<FP64, SELF>(xh, xl, v, xd, jb + kk, start, I0, iself0, L, list0, cnt0, s0);
-        one_pair<FP64, SELF>(xh, xl, v, xd, jb + kk, start, I1, iself1, L, list1, cnt1, s1);
-    }
-    for (int c = 0; c < 6; c++) {
-        acc0[c] = s0[c];
-        acc1[c] = s1[c];
-    }
-}
-
-/* The slice of block y of a regular-force launch: [start, end). */
-__device__ __forceinline__ void slice_of(const RegfArgs &A, int y, int &start, int &end)
-{
-    const int s = A.s0 + y;
-    const int grp = s / A.nsg, q = s - grp * A.nsg;
-    start = grp * A.Ng + q * A.S;
-    end = max(start, min(min(start + A.S, (grp + 1) * A.Ng), A.nj));
-}
-
-/* Entries [jt, jt + tile) of the slice into shared memory, by the block's
- * threads; past `end`, padding: massless and far away, never a neighbour. */
-template <bool FP64>
-__device__ __forceinline__ void load_tile(const RegfArgs &A, int jt, int end, int tile, float4 *sxh, float4 *sxl,
-                                          float4 *sv, dbl4 *sxd)
-{
-    for (int q = threadIdx.x; q < tile; q += blockDim.x) {
-        const int jj = jt + q;
-        if (jj < end) {
-            sxh[q] = A.jxh[jj];
-            sxl[q] = A.jxl[jj];
-            sv[q] = A.jv[jj];
-            if (FP64) sxd[q] = A.jxd[jj];
+        const int k = k0 + kk;
+        const float4 xh = sxh[k], v = sv[k];
+        float dx, dy, dz;
+        if (FP64) {
+            const dbl4 xd = sxd[k];
+            dx = (float)(xd.x - I.d.x);
+            dy = (float)(xd.y - I.d.y);
+            dz = (float)(xd.z - I.d.z);
         } else {
-            sxh[q] = make_float4(FAR, FAR, FAR, 0.f);
-            sxl[q] = make_float4(0.f, 0.f, 0.f, 0.f);
-            sv[q] = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (FP64) sxd[q] = mkd4(FAR, FAR, FAR, 0.0);
+            const float4 xl = sxl[k];
+            dx = (xh.x - I.h.x) + (xl.x - I.l.x);
+            dy = (xh.y - I.h.y) + (xl.y - I.l.y);
+            dz = (xh.z - I.h.z) + (xl.z - I.l.z);
         }
+        const float dvx = v.x - I.v.x, dvy = v.y - I.v.y, dvz = v.z - I.v.z;
+        const float r2 = dx * dx + dy * dy + dz * dz;
+        const float px = dx + dtr * dvx, py = dy + dtr * dvy, pz = dz + dtr * dvz;
+        const float r2p = px * px + py * py + pz * pz;
+        const float rv = dx * dvx + dy * dvy + dz * dvz;
+        const bool nb = fminf(r2, r2p) < xh.w * h2;
+        bool skip = nb;
+        if (SELF) {
+            const bool self = (jb + kk == iself);
+            skip = nb || self;
+            if (nb && !self) {
+                if (cnt < L) mylist[cnt] = (unsigned short)(jb + kk - start);
+                cnt++;
+            }
+        } else if (nb) {
+            if (cnt < L) mylist[cnt] = (unsigned short)(jb + kk - start);
+            cnt++;
+        }
+        float rinv = rsqrt_ftz(r2);
+        rinv = skip ? 0.f : rinv;
+        const float rinv2 = rinv * rinv;
+        const float mr3 = xh.w * rinv * rinv2;
+        const float al = -3.f * rv * rinv2;
+        ax += mr3 * dx;
+        ay += mr3 * dy;
+        az += mr3 * dz;
+        jx += mr3 * (dvx + al * dx);
+        jy += mr3 * (dvy + al * dy);
+        jz += mr3 * (dvz + al * dz);
     }
+    acc[0] = ax; acc[1] = ay; acc[2] = az; acc[3] = jx; acc[4] = jy; acc[5] = jz;
 }
 
-__device__ __forceinline__ void load_i(const RegfArgs &A, int i, bool fp64, IReg &I, int &iself)
-{
-    I.h = A.ixh[i]; I.l = A.ixl[i]; I.v = A.iv[i];
-    I.d = fp64 ? A.ixd[i] : mkd4(0, 0, 0, 0);
-    iself = A.iself[i];
-}
-
-__device__ __forceinline__ void store_i(const RegfArgs &A, int y, int i, const float sa[6], const float ca[6],
-                                        int cnt)
-{
-    for (int c = 0; c < 6; c++)
-        A.pacc[((size_t)y * 6 + c) * A.ni_pad + i] = (double)sa[c] - (double)ca[c];
-    A.pcnt[(size_t)y * A.ni_pad + i] = cnt;
-}
-
-/* One (i-block, slice) of the regular force.  grid = (iblocks, local
- * slices), one i-body per thread; the j-tile is the block size. */
+/* One (i-block, slice) of the regular force.  grid = (iblocks, local slices). */
 template <bool FP64>
 __global__ void __launch_bounds__(128) k_regf(RegfArgs A)
 {
@@ -478,14 +379,16 @@ __global__ void __launch_bounds__(128) k_regf(RegfArgs A)
     __shared__ dbl4 sxd[FP64 ? 128 : 1];
     const int bs = blockDim.x, tid = threadIdx.x;
     const int i = blockIdx.x * bs + tid;
-    const int y = blockIdx.y;
-    int start, end;
-    slice_of(A, y, start, end);
+    const int y = blockIdx.y, s = A.s0 + y;
+    const int grp = s / A.nsg, q = s - grp * A.nsg;
+    const int start = grp * A.Ng + q * A.S;
+    const int end = max(start, min(min(start + A.S, (grp + 1) * A.Ng), A.nj));
 
     if (blockIdx.x == 0 && y == 0 && tid == 0) A.misc[0] = 0;
     IReg I;
-    int iself;
-    load_i(A, i, FP64, I, iself);
+    I.h = A.ixh[i]; I.l = A.ixl[i]; I.v = A.iv[i];
+    I.d = FP64 ? A.ixd[i] : mkd4(0, 0, 0, 0);
+    const int iself = A.iself[i];
 
     float sa[6] = {0, 0, 0, 0, 0, 0}, ca[6] = {0, 0, 0, 0, 0, 0};
     int cnt = 0;
@@ -493,7 +396,18 @@ __global__ void __launch_bounds__(128) k_regf(RegfArgs A)
     unsigned short *mylist = A.plist + ((size_t)y * A.ni_pad + i) * L;
 
     for (int jt = start; jt < end; jt += bs) {
-        load_tile<FP64>(A, jt, end, bs, sxh, sxl, sv, sxd);
+        int jj = jt + tid;
+        if (jj < end) {
+            sxh[tid] = A.jxh[jj];
+            sxl[tid] = A.jxl[jj];
+            sv[tid] = A.jv[jj];
+            if (FP64) sxd[tid] = A.jxd[jj];
+        } else {   /* padding: massless and far away, never a neighbour */
+            sxh[tid] = make_float4(FAR, FAR, FAR, 0.f);
+            sxl[tid] = make_float4(0.f, 0.f, 0.f, 0.f);
+            sv[tid] = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (FP64) sxd[tid] = mkd4(FAR, FAR, FAR, 0.0);
+        }
         __syncthreads();
         const int nt = min(bs, end - jt);
         for (int c0 = 0; c0 < nt; c0 += 32) {
@@ -508,61 +422,9 @@ __global__ void __launch_bounds__(128) k_regf(RegfArgs A)
         }
         __syncthreads();
     }
-    store_i(A, y, i, sa, ca, cnt);
-}
-
-/* k_regf for i-blocks of 128 with two i-bodies per thread (i and i + 64):
- * half the shared-memory reads per pair, and two independent chains of
- * arithmetic to hide each other's latencies.  The same tiles, 32-pair
- * partial sums and compensated additions per i as k_regf: the same bits
- * (test_gpunb_cuda compares the two). */
-template <bool FP64>
-__global__ void __launch_bounds__(64, 8) k_regf2(RegfArgs A)
-{
-    __shared__ float4 sxh[128], sxl[128], sv[128];
-    __shared__ dbl4 sxd[FP64 ? 128 : 1];
-    const int T = blockDim.x, tid = threadIdx.x, tile = 2 * T;
-    const int i0 = blockIdx.x * tile + tid, i1 = i0 + T;
-    const int y = blockIdx.y;
-    int start, end;
-    slice_of(A, y, start, end);
-
-    if (blockIdx.x == 0 && y == 0 && tid == 0) A.misc[0] = 0;
-    IReg I0, I1;
-    int iself0, iself1;
-    load_i(A, i0, FP64, I0, iself0);
-    load_i(A, i1, FP64, I1, iself1);
-
-    float sa0[6] = {0, 0, 0, 0, 0, 0}, ca0[6] = {0, 0, 0, 0, 0, 0};
-    float sa1[6] = {0, 0, 0, 0, 0, 0}, ca1[6] = {0, 0, 0, 0, 0, 0};
-    int cnt0 = 0, cnt1 = 0;
-    const int L = A.L;
-    unsigned short *list0 = A.plist + ((size_t)y * A.ni_pad + i0) * L;
-    unsigned short *list1 = A.plist + ((size_t)y * A.ni_pad + i1) * L;
-
-    for (int jt = start; jt < end; jt += tile) {
-        load_tile<FP64>(A, jt, end, tile, sxh, sxl, sv, sxd);
-        __syncthreads();
-        const int nt = min(tile, end - jt);
-        for (int c0 = 0; c0 < nt; c0 += 32) {
-            float acc0[6], acc1[6];
-            const int jb = jt + c0;
-            const bool mine = (unsigned)(iself0 - jb) < 32u || (unsigned)(iself1 - jb) < 32u;
-            if (__any_sync(0xffffffffu, mine))
-                pairs32x2<FP64, true>(sxh, sxl, sv, sxd, c0, jb, start, I0, I1, iself0, iself1, L, list0, list1,
-                                      cnt0, cnt1, acc0, acc1);
-            else
-                pairs32x2<FP64, false>(sxh, sxl, sv, sxd, c0, jb, start, I0, I1, iself0, iself1, L, list0, list1,
-                                       cnt0, cnt1, acc0, acc1);
-            for (int c = 0; c < 6; c++) {
-                kahan_add(sa0[c], ca0[c], acc0[c]);
-                kahan_add(sa1[c], ca1[c], acc1[c]);
-            }
-        }
-        __syncthreads();
-    }
-    store_i(A, y, i0, sa0, ca0, cnt0);
-    store_i(A, y, i1, sa1, ca1, cnt1);
+    for (int c = 0; c < 6; c++)
+        A.pacc[((size_t)y * 6 + c) * A.ni_pad + i] = (double)sa[c] - (double)ca[c];
+    A.pcnt[(size_t)y * A.ni_pad + i] = cnt;
 }
 
 /* One warp per (i, local group): lane l sums the group's slices l, l+32, ...
@@ -1009,13 +871,8 @@ static void dev_regf_pass(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
     A.misc = misc;
     if (nsl > 0) {
         dim3 grid(gm->iblocks, nsl);
-        if (c->ipt == 2 && gm->bs == 128) {
-            if (c->fp64) k_regf2<true><<<grid, 64, 0, d->st>>>(A);
-            else k_regf2<false><<<grid, 64, 0, d->st>>>(A);
-        } else {
-            if (c->fp64) k_regf<true><<<grid, gm->bs, 0, d->st>>>(A);
-            else k_regf<false><<<grid, gm->bs, 0, d->st>>>(A);
-        }
+        if (c->fp64) k_regf<true><<<grid, gm->bs, 0, d->st>>>(A);
+        else k_regf<false><<<grid, gm->bs, 0, d->st>>>(A);
         CKL("k_regf");
     } else {
         CK(cudaMemsetAsync(misc, 0, 4 * sizeof(int), d->st));
@@ -2162,7 +2019,6 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
     c->simple = cfg ? cfg->simple_path : 0;
     c->fp64 = env_int("NBODY6C_GPU_FP64", 0) != 0;
     c->target_blocks = imax(env_int("NBODY6C_GPU_BLOCKS", TARGET_BLOCKS), 1);
-    c->ipt = env_int("NBODY6C_GPU_IPT", IPT_DEFAULT) == 2 ? 2 : 1;
     c->trace = env_int("NBODY6C_GPUNB_TRACE", 0) != 0;
     c->split = env_int("NBODY6C_REGF_SPLIT", 1) != 0;
     c->jbeg = 0;

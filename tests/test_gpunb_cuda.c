@@ -872,63 +872,6 @@ static void split_case(int ngpu, uint64_t *seed)
     gpunb_close(g);
 }
 
-/* The regular-force kernel with two i-bodies per thread (NBODY6C_GPU_IPT=2,
- * i-blocks of 128) against one per thread: the same tiles and sums per i,
- * so the same bits, lists included.  Sizes: a partial i-block, several
- * blocks, two chunks; clumps fill slice lists (the redo) and overflow
- * NBMAX; i-bodies inside and outside the j-range (self excluded or not). */
-static gpunb *open_ipt(int ipt, int nmax, char *err, size_t errlen)
-{
-    char v[8];
-    snprintf(v, sizeof v, "%d", ipt);
-    setenv("NBODY6C_GPU_IPT", v, 1);
-    gpunb *g = open_cuda(1, 0, nmax, err, errlen);
-    unsetenv("NBODY6C_GPU_IPT");
-    return g;
-}
-
-static void ipt_case(uint64_t *seed)
-{
-    char err[256];
-    gpunb *g1 = open_ipt(1, 65536 + JBEG, err, sizeof err);
-    gpunb *g2 = open_ipt(2, 65536 + JBEG, err, sizeof err);
-    if (!g1 || !g2) {
-        CHECK(0, "IPT 1 and 2 instances open: %s", err);
-        if (g1) gpunb_close(g1);
-        if (g2) gpunb_close(g2);
-        return;
-    }
-    static const int nis[] = {65, 300, 4097, 20000};
-    for (int clumpy = 0; clumpy < 2; clumpy++) {
-        bodies B = make_bodies(65536, clumpy, seed);
-        predict_all(&B, 0.0);
-        send_all(g1, &B, 0.0);
-        send_all(g2, &B, 0.0);
-        for (int q = 0; q < 4; q++) {
-            icase c = make_icase(&B, nis[q], seed, clumpy), d = make_icase(&B, nis[q], seed, clumpy);
-            if (clumpy) for (int k = 0; k < c.ni; k += 53) c.h2[k] *= 1000;   /* over NBMAX */
-            memcpy(d.idx, c.idx, sizeof(int) * c.ni);
-            memcpy(d.h2, c.h2, sizeof(double) * c.ni);
-            memcpy(d.dtr, c.dtr, sizeof(double) * c.ni);
-            memcpy(d.x, c.x, sizeof(double) * 3 * c.ni);
-            memcpy(d.v, c.v, sizeof(double) * 3 * c.ni);
-            run_regf(g1, &c);
-            run_regf(g2, &d);
-            CHECK(same_results(&c, &d), "two i-bodies per thread = one per thread, bit for bit: %s N_j=65536 N_i=%d (%d over NBMAX)",
-                  clumpy ? "clumpy" : "plummer", c.ni, c.over);
-            if (q == 2) {
-                stats S = compare(&B, &d);
-                report(clumpy ? "IPT 2, clumpy N_j=65536 N_i=4097" : "IPT 2, plummer N_j=65536 N_i=4097", &S);
-            }
-            free_icase(&c);
-            free_icase(&d);
-        }
-        free_bodies(&B);
-    }
-    gpunb_close(g1);
-    gpunb_close(g2);
-}
-
 static void fp64_case(uint64_t *seed)
 {
     char err[256];
@@ -1023,7 +966,6 @@ int main(void)
     cpu_backend_case(g, &seed);
     irrf_cases(g, &seed);
     resident_cases(&seed);
-    ipt_case(&seed);
     split_case(1, &seed);
     split_case(2, &seed);
     fp64_case(&seed);
