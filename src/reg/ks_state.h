@@ -166,6 +166,10 @@ static inline int ks_pair_perturbed(const ks_pair *p) { return p->np > 0 && !p->
 void ks_swap_slots(sim *s, int a, int b, int *map, int *inv);
 void ks_labels_reset(const sim *s, int *map, int *inv);
 int ks_relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full);
+int ks_relabel_marked(sim *s, const int *map, int split, int sa, int sb, int *full);
+/* ks->mark bits of an event's whole-list pass: KS_MARK_ONE holds ks_form's
+ * "lists exactly one component" (1: the first, 2: the second) */
+enum { KS_MARK_ONE = 3, KS_MARK_RELABEL = 4 };
 void ks_send_dirty(sim *s);
 int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *err, size_t errlen);
 int ks_slot_of_name(const sim *s, int name);
