@@ -83,7 +83,8 @@ int gpunb_regf(gpunb *g, int ni, const int *idx, const double *h2, const double 
 /* The same regular force in two halves, so that the caller's own work runs
  * while the GPU computes: gpunb_regf_begin takes the inputs and starts
  * (the CUDA backend: the first chunk's launches and copies are queued on
- * every GPU and it returns at once; the other backends do nothing yet);
+ * every GPU and it returns at once, by default with one GPU only; the
+ * other backends do nothing yet);
  * gpunb_regf_end waits and returns what gpunb_regf would have (bit for bit,
  * and the resident lists kept the same way).  The inputs must stay valid
  * and unchanged until the end call, and no other gpunb call may come in

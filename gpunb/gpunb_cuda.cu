@@ -178,7 +178,7 @@ typedef struct GpunbCuda {
     int peer_pending;
     int *res_mark;
     /* gpunb_regf_begin queued the first chunk: its geometry */
-    int split;                        /* NBODY6C_REGF_SPLIT (default 1): begin queues it */
+    int split;                        /* NBODY6C_REGF_SPLIT: begin queues it (default: one GPU only) */
     int rf_launched;
     Geom rf_gm;
 } GpunbCuda;
@@ -1508,8 +1508,11 @@ static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
  * the front end keeps the inputs for the end.  Queuing is asynchronous,
  * so the caller's thread does it for every GPU; at the end the GPUs' host
  * threads wait for their own streams and the rest runs as in gpunb_regf.
- * NBODY6C_REGF_SPLIT=0 leaves the whole force to the end (to measure what
- * the overlap gains). */
+ * NBODY6C_REGF_SPLIT=0 leaves the whole force to the end; that is the
+ * default with several GPUs, where the split measured slower end to end
+ * (2 x H200, 64k deck, two rounds: the big blocks' regular-force phase
+ * 1.89 -> 1.66 s and 2.02 -> 1.87 s, but t = 2 -> 4 9.72 -> 10.20 s and
+ * 10.51 -> 11.44 s, every phase a little slower; not understood yet). */
 static void cuda_regf_begin(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
                             const double (*x)[3], const double (*v)[3])
 {
@@ -2020,7 +2023,7 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
     c->fp64 = env_int("NBODY6C_GPU_FP64", 0) != 0;
     c->target_blocks = imax(env_int("NBODY6C_GPU_BLOCKS", TARGET_BLOCKS), 1);
     c->trace = env_int("NBODY6C_GPUNB_TRACE", 0) != 0;
-    c->split = env_int("NBODY6C_REGF_SPLIT", 1) != 0;
+    c->split = env_int("NBODY6C_REGF_SPLIT", ngpu == 1) != 0;
     c->jbeg = 0;
     c->jend = nmax;
     c->h_poly = c->simple ? (JPoly *)calloc((size_t)nmax, sizeof(JPoly)) : NULL;

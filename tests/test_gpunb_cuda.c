@@ -818,7 +818,9 @@ static void resident_cases(uint64_t *seed)
 static void split_case(int ngpu, uint64_t *seed)
 {
     char err[256];
+    setenv("NBODY6C_REGF_SPLIT", "1", 1);   /* the default with one GPU only */
     gpunb *g = open_cuda(ngpu, 0, 65536 + JBEG, err, sizeof err);
+    unsetenv("NBODY6C_REGF_SPLIT");
     if (!g) { CHECK(0, "%d-GPU instance opens: %s", ngpu, err); return; }
 #ifdef HAVE_CUDA
     gpunb_cuda_stats st;
