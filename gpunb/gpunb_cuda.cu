@@ -55,6 +55,8 @@ extern "C" {
 #define LIST_CAP0 64        /* first capacity of a (slice, i) partial list */
 #define FAR 1.0e18f         /* position of padding j-bodies (mass 0) */
 #define IRR_CHUNK 8192      /* i-bodies per upload of gpunb_irrf (packing overlaps the copy) */
+#define SETJP_EAGER 1024     /* pending set_jp entries that set_jp queues at once */
+#define IRR_TRACE_MAX 4096  /* irrf calls up to this size are traced apart (NBODY6C_GPUNB_TRACE) */
 #define IRR_FLUSH 16        /* pair terms a lane sums in float before double */
 
 /* ------------------------------------------------------------------ errors */
@@ -131,6 +133,7 @@ typedef struct Dev {
     char *d_irro; size_t irro_cap;    /* gpunb_irrf: sums and flags */
     cudaEvent_t ev[6];                /* NBODY6C_GPUNB_TRACE: phase marks of a regf launch */
     double k_sum[5];                  /* their accumulated intervals (s) */
+    cudaEvent_t iev[6];               /* the same for a small irrf call (GPU 0) */
 } Dev;
 
 typedef struct DevPool DevPool;
@@ -148,8 +151,14 @@ typedef struct GpunbCuda {
      * the next updates fill the other buffer meanwhile */
     struct { JPoly *poly; int *slot; size_t cap; int busy; } stage[2];
     int fill;                         /* the buffer set_jp writes */
-    int *pend_pos;                    /* slot -> entry in the pending update, or -1 */
-    int *pend_idx, npend;             /* slots with an update not yet on the GPU */
+    /* slot i has an entry in the pending update iff pend_gen[i] == gen:
+     * then pend_pos[i] is its place (a flush ends every entry at once by
+     * a new gen; resetting the slots one by one cost ~0.4 ms after a
+     * block of 80k members at N = 128k) */
+    int *pend_pos;
+    unsigned *pend_gen, gen;
+    int npend;                        /* entries in the pending update */
+    int eager;                        /* NBODY6C_SETJP_EAGER, default SETJP_EAGER */
     dbl4 *h_px, *h_pv; long pred_version;   /* simple path: host prediction */
     int poly_stale;                   /* simple path: device poly behind host copy */
     char *h_i; size_t hi_cap;         /* pinned i-data */
@@ -165,6 +174,10 @@ typedef struct GpunbCuda {
     char *h_irro; size_t h_irro_cap;
     long irrf_calls, irrf_double;
     double t_irrf;
+    /* NBODY6C_GPUNB_TRACE: irrf calls of at most IRR_TRACE_MAX bodies (the
+     * latency-bound ones): host phases and GPU 0's phases between events */
+    long irr_small;
+    double irr_h[4], irr_k[5];
     /* resident lists on GPU 0 (NULL until the first set_list): nmax rows of
      * nbmax slots, their counts; set_list's staging (pinned and device)
      * and the host's last-wins marks for repeated slots */
@@ -1119,6 +1132,8 @@ static void cuda_close(gpunb *g)
             if (d->up_done[b]) cudaEventDestroy(d->up_done[b]);
         for (int q = 0; q < 6; q++)
             if (d->ev[q]) cudaEventDestroy(d->ev[q]);
+        for (int q = 0; q < 6; q++)
+            if (d->iev[q]) cudaEventDestroy(d->iev[q]);
     }
     void *hp[] = {c->stage[0].poly, c->stage[0].slot, c->stage[1].poly, c->stage[1].slot,
                   c->h_px, c->h_pv, c->h_i, c->h_pos, c->h_irr, c->h_irro, c->h_sl};
@@ -1128,7 +1143,7 @@ static void cuda_close(gpunb *g)
     free(c->irr_off);
     free(c->res_mark);
     free(c->pend_pos);
-    free(c->pend_idx);
+    free(c->pend_gen);
     free(c);
 }
 
@@ -1164,8 +1179,11 @@ static void dev_set_jp(GpunbCuda *c, Dev *d, void *arg)
  * every GPU: set_jp goes on in the other buffer. */
 static void flush_sent(GpunbCuda *c)
 {
-    for (int k = 0; k < c->npend; k++) c->pend_pos[c->pend_idx[k]] = -1;
     c->npend = 0;
+    if (++c->gen == 0) {   /* after 2^32 flushes: every stamp is old again */
+        memset(c->pend_gen, 0, sizeof(unsigned) * (size_t)c->base.nmax);
+        c->gen = 1;
+    }
     c->stage[c->fill].busy = 1;
     c->fill ^= 1;
 }
@@ -1181,6 +1199,16 @@ static void flush_set_jp(GpunbCuda *c)
     for (int k = 0; k < c->ngpu; k++) dev_set_jp(c, &c->dev[k], &a);
     flush_sent(c);
     c->t_flush += omp_get_wtime() - w0;
+}
+
+/* set_jp queues the pending update at once when it holds this many
+ * entries (0: never), so that its copy runs while the host works on
+ * instead of at the start of the next GPU call (traced at N = 128k:
+ * ~86 us of GPU time per irregular-force call of <= 4096 bodies went to
+ * the flush there).  NBODY6C_SETJP_EAGER overrides it. */
+static void eager_flush(GpunbCuda *c)
+{
+    if (c->eager > 0 && c->npend >= c->eager) flush_set_jp(c);
 }
 
 /* The staging buffer set_jp fills, ready for `need` entries: its last upload
@@ -1244,13 +1272,14 @@ static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
     if (n <= 2048) {
         for (int k = 0; k < n; k++) {   /* the entries, in order */
             int i = idx[k];
-            if (c->pend_pos[i] < 0) {
-                c->pend_pos[i] = c->npend;
-                c->pend_idx[c->npend++] = i;
+            if (c->pend_gen[i] != c->gen) {
+                c->pend_gen[i] = c->gen;
+                c->pend_pos[i] = c->npend++;
             }
             put_poly(&P[c->pend_pos[i]], t0[k], x[k], v[k], a[k], jerk[k], m[k]);
             S[c->pend_pos[i]] = i;
         }
+        eager_flush(c);
         return;
     }
     /* distinct slots (a block's members): each thread counts the slots of
@@ -1266,7 +1295,7 @@ static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
         const int T = omp_get_num_threads(), me = omp_get_thread_num();
         const int lo = (int)((long)n * me / T), hi = (int)((long)n * (me + 1) / T);
         int fresh = 0;
-        for (int k = lo; k < hi; k++) fresh += c->pend_pos[idx[k]] < 0;
+        for (int k = lo; k < hi; k++) fresh += c->pend_gen[idx[k]] != c->gen;
         base[me + 1] = fresh;
 #pragma omp barrier
 #pragma omp single
@@ -1277,15 +1306,16 @@ static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
         int w = npend + base[me];
         for (int k = lo; k < hi; k++) {
             int i = idx[k];
-            if (c->pend_pos[i] < 0) {
-                c->pend_pos[i] = w;
-                c->pend_idx[w++] = i;
+            if (c->pend_gen[i] != c->gen) {
+                c->pend_gen[i] = c->gen;
+                c->pend_pos[i] = w++;
             }
             put_poly(&P[c->pend_pos[i]], t0[k], x[k], v[k], a[k], jerk[k], m[k]);
             S[c->pend_pos[i]] = i;
         }
     }
     c->npend = npend + base[used];
+    eager_flush(c);
 }
 
 static void cuda_predict(gpunb *g, double t)
@@ -1658,10 +1688,22 @@ static int irrf_run(GpunbCuda *c, int ni, const double (*x)[3], const double (*v
 {
     Dev *d = &c->dev[0];
     const int nj = c->jend - c->jbeg;
+    /* NBODY6C_GPUNB_TRACE, a small call: GPU 0's phases between events
+     * (set_jp flush, prediction, upload, kernel, copy back) and the host's
+     * (queuing incl. packing, the wait, the sums handed out) */
+    const int tr = c->trace && ni <= IRR_TRACE_MAX;
+    double hw[4];
+    if (tr) {
+        hw[0] = omp_get_wtime();
+        dev_set(d);
+        CK(cudaEventRecord(d->iev[0], d->st));
+    }
     c->irrf_calls++;
     flush_set_jp(c);
     dev_set(d);
+    if (tr) CK(cudaEventRecord(d->iev[1], d->st));
     dev_ensure_predicted(c, d, 0, nj, 0);
+    if (tr) CK(cudaEventRecord(d->iev[2], d->st));
     if (!lists) res_alloc(c);
 
     if ((size_t)(ni + 1) * sizeof(int) > c->irr_off_cap) {
@@ -1713,18 +1755,31 @@ static int irrf_run(GpunbCuda *c, int ni, const double (*x)[3], const double (*v
                 CK(cudaMemcpyAsync(dl + l0, hl + l0, (size_t)(l1 - l0) * sizeof(int), cudaMemcpyHostToDevice,
                                    d->st));
         }
+        if (tr) CK(cudaEventRecord(d->iev[3], d->st));
         k_irrf<<<cdiv((long)n * 32, 128), 128, 0, d->st>>>(drec + i0, L, n, d->jxh, d->jxl, d->jv,
                                                              dout + (size_t)i0 * 6, dflag + i0);
         CKL("k_irrf");
+        if (tr) CK(cudaEventRecord(d->iev[4], d->st));
         if (n == ni) {   /* one chunk: sums and flags are one span (fbase = the sums' bytes) */
             CK(cudaMemcpyAsync(hout, dout, fbase + (size_t)ni * sizeof(int), cudaMemcpyDeviceToHost, d->st));
+            if (tr) CK(cudaEventRecord(d->iev[5], d->st));
             continue;
         }
         CK(cudaMemcpyAsync(hout + (size_t)i0 * 6, dout + (size_t)i0 * 6, (size_t)n * 6 * sizeof(double),
                            cudaMemcpyDeviceToHost, d->st));
         CK(cudaMemcpyAsync(hflag + i0, dflag + i0, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost, d->st));
     }
+    if (tr) hw[1] = omp_get_wtime();
     CK(cudaStreamSynchronize(d->st));
+    if (tr) {
+        hw[2] = omp_get_wtime();
+        c->irr_small++;
+        for (int q = 0; q < 5; q++) {
+            float ms = 0.f;
+            CK(cudaEventElapsedTime(&ms, d->iev[q], d->iev[q + 1]));
+            c->irr_k[q] += 1e-3 * ms;
+        }
+    }
 
     /* a resident list naming a slot outside the j-range: reported, force zero */
     int nf = 0;
@@ -1768,6 +1823,10 @@ static int irrf_run(GpunbCuda *c, int ni, const double (*x)[3], const double (*v
     for (int k = 0; k < ni; k++) {
         const double *o = hout + (size_t)k * 6;
         for (int e = 0; e < 3; e++) { a[k][e] = o[e]; jerk[k][e] = o[3 + e]; }
+    }
+    if (tr) {
+        hw[3] = omp_get_wtime();
+        for (int q = 0; q < 3; q++) c->irr_h[q] += hw[q + 1] - hw[q];
     }
     return first_bad < ni ? first_bad + 1 : 0;
 }
@@ -1969,6 +2028,9 @@ extern "C" int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s)
     s->t_irrf = c->t_irrf;
     double *k[5] = {&s->k_predict, &s->k_upload, &s->k_force, &s->k_lists, &s->k_down};
     for (int q = 0; q < 5; q++) *k[q] = c->dev[0].k_sum[q];
+    s->irr_small = c->irr_small;
+    for (int q = 0; q < 3; q++) s->irr_host[q] = c->irr_h[q];
+    for (int q = 0; q < 5; q++) s->irr_gpu[q] = c->irr_k[q];
     for (int k = 0; k < c->ngpu; k++) {
         s->slice_retries += c->dev[k].retries;
         s->slice_capacity = imax(s->slice_capacity, c->dev[k].L);
@@ -2028,12 +2090,13 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
     c->jend = nmax;
     c->h_poly = c->simple ? (JPoly *)calloc((size_t)nmax, sizeof(JPoly)) : NULL;
     c->pend_pos = (int *)malloc(sizeof(int) * (size_t)nmax);
-    c->pend_idx = (int *)malloc(sizeof(int) * (size_t)nmax);
+    c->pend_gen = (unsigned *)calloc((size_t)nmax, sizeof(unsigned));
+    c->gen = 1;
     c->npend = 0;
-    if (c->pend_pos) for (int i = 0; i < nmax; i++) c->pend_pos[i] = -1;
-    if ((c->simple && !c->h_poly) || !c->pend_pos || !c->pend_idx) {
+    c->eager = env_int("NBODY6C_SETJP_EAGER", SETJP_EAGER);
+    if ((c->simple && !c->h_poly) || !c->pend_pos || !c->pend_gen) {
         snprintf(err, errlen, "out of memory");
-        free(c->h_poly); free(c->pend_pos); free(c->pend_idx); free(c);
+        free(c->h_poly); free(c->pend_pos); free(c->pend_gen); free(c);
         return NULL;
     }
     if (c->simple) {
@@ -2050,6 +2113,7 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
         OPEN_CK(cudaStreamCreateWithFlags(&d->st, cudaStreamNonBlocking));
         for (int b = 0; b < 2; b++) OPEN_CK(cudaEventCreateWithFlags(&d->up_done[b], cudaEventDisableTiming));
         for (int q = 0; q < 6; q++) OPEN_CK(cudaEventCreate(&d->ev[q]));
+        for (int q = 0; q < 6; q++) OPEN_CK(cudaEventCreate(&d->iev[q]));
         OPEN_CK(cudaMalloc((void **)&d->poly, (size_t)nmax * sizeof(JPoly)));
         OPEN_CK(cudaMemset(d->poly, 0, (size_t)nmax * sizeof(JPoly)));
         OPEN_CK(cudaMalloc((void **)&d->jxh, (size_t)nmax * sizeof(float4)));

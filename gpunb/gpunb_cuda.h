@@ -28,6 +28,12 @@ typedef struct gpunb_cuda_stats {
     long irrf_calls;     /* gpunb_irrf calls */
     long irrf_double;    /* bodies summed again in double (a neighbour within r_min) */
     double t_irrf;       /* wall time (s) of the irrf calls, on the host */
+    /* NBODY6C_GPUNB_TRACE: the irrf calls of at most 4096 bodies; the
+     * host's queuing (flush, packing, copies and launches), wait and
+     * hand-out; GPU 0's set_jp flush, prediction, upload, kernel, copy back
+     * (a call of one chunk; several chunks: the upload spans them all) */
+    long irr_small;
+    double irr_host[3], irr_gpu[5];
 } gpunb_cuda_stats;
 
 /* Fills *s and returns 1 when g is the CUDA backend, else returns 0. */

@@ -592,6 +592,11 @@ static void write_gpunb_profile(const gpunb *g, FILE *f)
     if (st.k_force > 0.0)
         fprintf(f, "GPU 0 regf phases (NBODY6C_GPUNB_TRACE): predict %.4f, i upload %.4f, force %.4f, "
                 "lists %.4f, copy back %.4f\n", st.k_predict, st.k_upload, st.k_force, st.k_lists, st.k_down);
+    if (st.irr_small > 0)
+        fprintf(f, "irrf calls of <= 4096 bodies (NBODY6C_GPUNB_TRACE) %ld: host queue %.4f, wait %.4f, "
+                "hand-out %.4f; GPU 0 set_jp %.4f, predict %.4f, upload %.4f, kernel %.4f, copy back %.4f\n",
+                st.irr_small, st.irr_host[0], st.irr_host[1], st.irr_host[2], st.irr_gpu[0], st.irr_gpu[1],
+                st.irr_gpu[2], st.irr_gpu[3], st.irr_gpu[4]);
 #else
     (void)g;
     (void)f;

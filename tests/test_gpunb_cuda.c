@@ -819,8 +819,10 @@ static void split_case(int ngpu, uint64_t *seed)
 {
     char err[256];
     setenv("NBODY6C_REGF_SPLIT", "1", 1);   /* the default with one GPU only */
+    setenv("NBODY6C_SETJP_EAGER", "0", 1);  /* set_jp's updates pending at the begin */
     gpunb *g = open_cuda(ngpu, 0, 65536 + JBEG, err, sizeof err);
     unsetenv("NBODY6C_REGF_SPLIT");
+    unsetenv("NBODY6C_SETJP_EAGER");
     if (!g) { CHECK(0, "%d-GPU instance opens: %s", ngpu, err); return; }
 #ifdef HAVE_CUDA
     gpunb_cuda_stats st;
@@ -872,6 +874,81 @@ static void split_case(int ngpu, uint64_t *seed)
     free_icase(&d);
     free_bodies(&B);
     gpunb_close(g);
+}
+
+/* set_jp's eager flush (NBODY6C_SETJP_EAGER): the updates sent in pieces
+ * that cross the threshold in every way (below it, exactly at it, one
+ * piece of the parallel path over it, one body), some slots first with
+ * wrong polynomials and again later (the last must win, also when the two
+ * went in different flushes): the same forces and lists as with no eager
+ * flush, bit for bit, and right against the double reference. */
+static gpunb *open_eager(int eager, int nmax, char *err, size_t errlen)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", eager);
+    setenv("NBODY6C_SETJP_EAGER", v, 1);
+    gpunb *g = open_cuda(1, 0, nmax, err, errlen);
+    unsetenv("NBODY6C_SETJP_EAGER");
+    return g;
+}
+
+static void send_pieces(gpunb *g, bodies *B, double t)
+{
+    const int nj = B->n - JBEG, wrong = 500;
+    int *idx = malloc((size_t)nj * sizeof(int));
+    for (int k = 0; k < nj; k++) idx[k] = JBEG + k;
+    gpunb_set_range(g, JBEG, B->n);
+    double (*xw)[3] = malloc(sizeof *xw * wrong);
+    for (int k = 0; k < wrong; k++)
+        for (int e = 0; e < 3; e++) xw[k][e] = B->x[JBEG + k][e] + 0.5;
+    gpunb_set_jp(g, wrong, idx, B->t0 + JBEG, C3(xw), C3(B->v + JBEG), C3(B->a + JBEG), C3(B->jk + JBEG),
+                 B->m + JBEG);
+    static const int piece[] = {200, 300, 1, 4000, 3000};
+    int k0 = 0;
+    for (int q = 0; k0 < nj; q++) {
+        const int n = q < 5 ? piece[q] : nj - k0;
+        gpunb_set_jp(g, n, idx + k0, B->t0 + JBEG + k0, C3(B->x + JBEG + k0), C3(B->v + JBEG + k0),
+                     C3(B->a + JBEG + k0), C3(B->jk + JBEG + k0), B->m + JBEG + k0);
+        k0 += n;
+    }
+    gpunb_predict(g, t);
+    free(xw);
+    free(idx);
+}
+
+static void eager_case(uint64_t *seed)
+{
+    char err[256];
+    gpunb *g0 = open_eager(0, 32768 + JBEG, err, sizeof err);
+    gpunb *g1 = open_eager(1000, 32768 + JBEG, err, sizeof err);
+    if (!g0 || !g1) {
+        CHECK(0, "eager-flush instances open: %s", err);
+        if (g0) gpunb_close(g0);
+        if (g1) gpunb_close(g1);
+        return;
+    }
+    bodies B = make_bodies(32768, 0, seed);
+    const double t = 0.5;
+    for (int i = 0; i < B.n; i++) B.t0[i] = t - urand(seed) / 64;
+    predict_all(&B, t);
+    send_pieces(g0, &B, t);
+    send_pieces(g1, &B, t);
+    icase c = make_icase(&B, 3000, seed, 0), d = make_icase(&B, 3000, seed, 0);
+    memcpy(d.idx, c.idx, sizeof(int) * c.ni);
+    memcpy(d.h2, c.h2, sizeof(double) * c.ni);
+    memcpy(d.dtr, c.dtr, sizeof(double) * c.ni);
+    memcpy(d.x, c.x, sizeof *c.x * c.ni);
+    memcpy(d.v, c.v, sizeof *c.v * c.ni);
+    run_regf(g0, &c);
+    run_regf(g1, &d);
+    CHECK(same_results(&c, &d), "set_jp in pieces: eager flush at 1000 entries = no eager flush, bit for bit");
+    stats S = compare(&B, &d);
+    report("eager flush, N_j=32768 N_i=3000", &S);
+    free_icase(&c);
+    free_icase(&d);
+    free_bodies(&B);
+    gpunb_close(g0);
+    gpunb_close(g1);
 }
 
 static void fp64_case(uint64_t *seed)
@@ -968,6 +1045,7 @@ int main(void)
     cpu_backend_case(g, &seed);
     irrf_cases(g, &seed);
     resident_cases(&seed);
+    eager_case(&seed);
     split_case(1, &seed);
     split_case(2, &seed);
     fp64_case(&seed);
