@@ -7,9 +7,11 @@
  * differences; the CPU backend at a few sizes in the same run; start-up
  * (regf + fpoly over all N) and the potential at 32k and 128k.
  *
- *   bench_gpunb [--quick] [--ngpu N] [--point N_i N_j] [--overlap N_i N_j]
+ *   bench_gpunb [--quick] [--ngpu N] [--point N_i N_j] [--cpu N_i N_j] [--overlap N_i N_j]
  *     --point: the default CUDA path at one size only (for tuning sweeps,
  *     e.g. NBODY6C_GPU_BLOCKS); NBODY6C_NGPU also limits the GPUs.
+ *     --cpu: the CPU backend nbody6c runs with --gpu=off ("cpu-simd") at
+ *     one size only.
  *     --overlap: how much host work gpunb_regf_begin/_end hide at one size:
  *     a call with the host idle, then with the host busy between the two
  *     halves (on every OpenMP thread, and on the calling thread alone)
@@ -153,6 +155,7 @@ static gpunb *open_path(const char *path, int nmax, int ngpu, char *err, size_t 
     gpunb_config cfg = {GPUNB_REQUIRED, ngpu, 0};
     char notice[256];
     if (!strcmp(path, "cpu-ref")) cfg.mode = GPUNB_CPU_REF;
+    if (!strcmp(path, "cpu")) cfg.mode = GPUNB_CPU;
     if (!strcmp(path, "simple")) cfg.simple_path = 1;
     if (!strcmp(path, "fp64")) setenv("NBODY6C_GPU_FP64", "1", 1);
     gpunb *g = gpunb_open(nmax, NBMAX, &cfg, notice, sizeof notice, err, errlen);
@@ -288,14 +291,16 @@ static void bench_overlap(const bodies *B, int ni, int nj, int ngpu)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, ngpu = 0, pni = 0, pnj = 0, oni = 0, onj = 0;
+    int quick = 0, ngpu = 0, pni = 0, pnj = 0, oni = 0, onj = 0, cni1 = 0, cnj1 = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--quick")) quick = 1;
         else if (!strcmp(argv[a], "--ngpu") && a + 1 < argc) ngpu = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--point") && a + 2 < argc) { pni = atoi(argv[a + 1]); pnj = atoi(argv[a + 2]); a += 2; }
         else if (!strcmp(argv[a], "--overlap") && a + 2 < argc) { oni = atoi(argv[a + 1]); onj = atoi(argv[a + 2]); a += 2; }
+        else if (!strcmp(argv[a], "--cpu") && a + 2 < argc) { cni1 = atoi(argv[a + 1]); cnj1 = atoi(argv[a + 2]); a += 2; }
         else {
-            fprintf(stderr, "usage: %s [--quick] [--ngpu N] [--point N_i N_j] [--overlap N_i N_j]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--ngpu N] [--point N_i N_j] [--cpu N_i N_j] [--overlap N_i N_j]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -313,6 +318,10 @@ int main(int argc, char **argv)
     }
     if (pni > 0 && pnj > 0 && pnj <= B.n) {
         bench_path("cuda", &B, &pnj, 1, &pni, 1, 0.5, ngpu);
+        return 0;
+    }
+    if (cni1 > 0 && cnj1 > 0 && cnj1 <= B.n) {
+        bench_path("cpu", &B, &cnj1, 1, &cni1, 1, 1.0, 0);
         return 0;
     }
     bench_path("cuda", &B, njs, nnj, nis, 4, min_s, ngpu);
