@@ -539,6 +539,7 @@ static void test_deck_4k(void)
     sim *s = start_deck_run("input/plummer-eq-4096-t2.deck", &o, 0, NULL, &d0, err, sizeof err);
     CHECK(s != NULL, "start the 4k deck %s", s ? "" : err);
     if (!s) return;
+    s->ks->check_relabel = 1;
     double eprev = d0.etot, sum = 0.0, de2 = NAN, nb2 = NAN;
     int64_t irr2 = 0, reg2 = 0;
     int ok = 1;
@@ -561,6 +562,9 @@ static void test_deck_4k(void)
            (long long)s->ks->formed, (long long)s->ks->terminated, (long long)s->ks->steps, sum,
            fabs(ks_energy_booked(s) / d1.etot));
     CHECK(ok, "4k deck integrated to t = 10 %s", ok ? "" : err);
+    CHECK(s->ks->relabel_checked > 0 && s->ks->relabel_missed == 0,
+          "4k deck: every list a termination had to relabel was found without reading every list "
+          "(%lld terminations, %lld missed)", (long long)s->ks->relabel_checked, (long long)s->ks->relabel_missed);
     /* t = 0 -> 2 against NBODY6 (shared/decks/README.md): |dE/E| 4.1e-8,
      * 2,195,763 irregular and 354,160 regular steps, <nnb> 25 (given to the
      * unit: 24.5 - 25.5).  Measured here 1.9e-8 - 2.1e-8 and ratios

@@ -59,6 +59,7 @@ static int run_bodies(int n, double *m, double (*x)[3], double (*v)[3], int chai
         return -1;
     }
     s->ks->check_jumps = 1;
+    s->ks->check_relabel = 1;
     s->led.exact = 1;
     ledger_start(&s->led, 0.0);
     s->p.fixed_radius = 1;
@@ -77,6 +78,8 @@ static int run_bodies(int n, double *m, double (*x)[3], double (*v)[3], int chai
         eprev = e;
     }
     if (rc) printf("# run: %s\n", err);
+    CHECK(s->ks->relabel_missed == 0, "terminations found every list to relabel without reading every list "
+          "(%lld terminations, %lld missed)", (long long)s->ks->relabel_checked, (long long)s->ks->relabel_missed);
     o->de = (ks_total_energy(s) - e0) / fabs(e0);
     o->started = s->ks->ch.started;
     o->ended = s->ks->ch.ended;

@@ -99,6 +99,7 @@ static int run_bodies(int n, double *m, double (*x)[3], double (*v)[3], int kz15
         return -1;
     }
     s->ks->check_jumps = 1;
+    s->ks->check_relabel = 1;
     s->ks->merge_on = merge;
     s->led.exact = 1;
     ledger_start(&s->led, 0.0);
@@ -128,6 +129,8 @@ static int run_bodies(int n, double *m, double (*x)[3], double (*v)[3], int kz15
         o->bin_end = b;
     }
     if (rc) printf("# run: %s\n", err);
+    CHECK(s->ks->relabel_missed == 0, "terminations found every list to relabel without reading every list "
+          "(%lld terminations, %lld missed)", (long long)s->ks->relabel_checked, (long long)s->ks->relabel_missed);
     if (getenv("MERGE_TEST_VERBOSE")) ledger_print_events(stdout, "#     ", s->led.top, s->led.ntop, fabs(e0));
     o->de = (ks_total_energy(s) - e0) / fabs(e0);
     o->merged = s->ks->merged;

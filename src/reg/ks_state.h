@@ -95,6 +95,9 @@ typedef struct ks_state {
     double ebh;          /* hard-binary energy threshold -<m>/2 ECLOSE */
     int64_t formed, terminated, steps;
     int check_jumps;     /* tests: measure the energy before and after every event */
+    int check_relabel;   /* tests: a termination also scans every list, counting
+                          * rows its filter missed (relabel_missed) */
+    int64_t relabel_checked, relabel_missed;
     double jump_max;     /* the largest |dE/E| over one event so far */
     double etide;        /* tidal energy booked at changes of model (ks_forces.c) */
     double last_jump;    /* the local energy change of the last ks_form / ks_terminate */
