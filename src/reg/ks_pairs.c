@@ -260,10 +260,10 @@ int ks_relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full)
     return ks_relabel_marked(s, map, split, sa, sb, full);
 }
 
-/* ks_relabel_all without its scan: the caller's own pass over the lists
- * set KS_MARK_RELABEL in ks->mark for every row [ifirst, ntot) that may
- * name a moved label (more rows may be marked than do; none may be
- * missed), and ks_partial_relabel_pre has nothing to do (no split). */
+/* ks_relabel_all without its scan: the caller has run
+ * ks_partial_relabel_pre (where there is a split) and set KS_MARK_RELABEL
+ * in ks->mark for every row [ifirst, ntot) that may name a moved label
+ * (more rows may be marked than do; none may be missed). */
 int ks_relabel_marked(sim *s, const int *map, int split, int sa, int sb, int *full)
 {
     double w0 = omp_get_wtime();
@@ -553,8 +553,9 @@ static void swap_marks(unsigned char *mark, int a, int b)
  * if its last entry is a c.m. label (>= n).  The rows to rewrite are
  * those, and the one-component holders (ks_partial_relabel_pre has just
  * taken the ended c.m. off theirs): one read of a list's last entry
- * instead of the whole list (~2 ms an event at N = 128k).  With ks->check_relabel the whole-list scan runs too and
- * every row it finds that the filter did not is counted. */
+ * instead of the whole list (~2 ms an event at N = 128k).  With
+ * ks->check_relabel the whole-list scan runs too, and every row it finds
+ * that the filter did not is counted. */
 static int relabel_termination(sim *s, const int *map, int split, int sa, int sb, int *full)
 {
     double w0 = omp_get_wtime();
@@ -569,7 +570,8 @@ static int relabel_termination(sim *s, const int *map, int split, int sa, int sb
     }
     for (int e = 0; e < ks->npart; e++) {
         const int h = ks->part[e].holder;
-        if (h >= 0 && ks->part[e].cm >= 0 && map[h] >= s->ifirst && map[h] < s->ntot) mark[map[h]] = KS_MARK_RELABEL;
+        if (h >= 0 && ks->part[e].cm >= 0 && map[h] >= s->ifirst && map[h] < s->ntot)
+            mark[map[h]] = KS_MARK_RELABEL;
     }
     if (ks->check_relabel) {
         int set[MOVED_MAX], nset = moved_labels(s, map, split, set);
