@@ -177,7 +177,7 @@ typedef struct GpunbCuda {
     /* NBODY6C_GPUNB_TRACE: irrf calls of at most IRR_TRACE_MAX bodies (the
      * latency-bound ones): host phases and GPU 0's phases between events */
     long irr_small;
-    double irr_h[4], irr_k[5];
+    double irr_h[3], irr_k[5];
     /* resident lists on GPU 0 (NULL until the first set_list): nmax rows of
      * nbmax slots, their counts; set_list's staging (pinned and device)
      * and the host's last-wins marks for repeated slots */
