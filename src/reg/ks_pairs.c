@@ -234,6 +234,14 @@ static int relabel_list(int *l, int n, const int *map, int split, int sa, int sb
     return w;
 }
 
+/* Does row i's list name a label the event moved?  Against the moved set
+ * (moved_labels; nset < 0: too many, then through map). */
+static inline int row_names_moved(const sim *s, int i, const int *set, int nset, const int *map, int split)
+{
+    return nset >= 0 ? names_any(sim_list(s, i), s->nnb[i], set, nset)
+                     : names_moved(sim_list(s, i), s->nnb[i], map, split);
+}
+
 /* Relabels every list after an event.  A list that the split of an ended
  * c.m. would take past nbmax is cut there, and its body is returned in
  * full[] (count returned): its polynomials must be made anew. */
@@ -245,16 +253,10 @@ int ks_relabel_all(sim *s, const int *map, int split, int sa, int sb, int *full)
     /* every list is read (in parallel); the few that name a moved body are
      * rewritten */
     int set[MOVED_MAX], nset = moved_labels(s, map, split, set);
-    if (nset >= 0) {
 #pragma omp parallel for schedule(static)
-        for (int i = s->ifirst; i < s->ntot; i++) {
-            sim_list_prefetch(s, i + SIM_LIST_AHEAD);
-            mark[i] = names_any(sim_list(s, i), s->nnb[i], set, nset) ? KS_MARK_RELABEL : 0;
-        }
-    } else {
-#pragma omp parallel for schedule(static)
-        for (int i = s->ifirst; i < s->ntot; i++)
-            mark[i] = names_moved(sim_list(s, i), s->nnb[i], map, split) ? KS_MARK_RELABEL : 0;
+    for (int i = s->ifirst; i < s->ntot; i++) {
+        sim_list_prefetch(s, i + SIM_LIST_AHEAD);
+        mark[i] = row_names_moved(s, i, set, nset, map, split) ? KS_MARK_RELABEL : 0;
     }
     s->ks->evt[KS_EVT_RELABEL] += omp_get_wtime() - w0;
     return ks_relabel_marked(s, map, split, sa, sb, full);
@@ -577,9 +579,7 @@ static int relabel_termination(sim *s, const int *map, int split, int sa, int sb
         int set[MOVED_MAX], nset = moved_labels(s, map, split, set);
         int64_t missed = 0;
         for (int i = s->ifirst; i < s->ntot; i++) {
-            const int named = nset >= 0 ? names_any(sim_list(s, i), s->nnb[i], set, nset)
-                                        : names_moved(sim_list(s, i), s->nnb[i], map, split);
-            missed += named && !mark[i];
+            missed += row_names_moved(s, i, set, nset, map, split) && !mark[i];
         }
         ks->relabel_checked++;
         ks->relabel_missed += missed;
