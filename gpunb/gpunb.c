@@ -45,6 +45,8 @@ gpunb *gpunb_open(int nmax, int nbmax, const gpunb_config *cfg,
     return open_cpu(nmax, nbmax, 0, err, errlen);
 }
 
+static void held_free(gpunb *g);
+
 static void res_free(gpunb *g)
 {
     free(g->res_list);
@@ -71,6 +73,7 @@ void gpunb_close(gpunb *g)
     if (!g) return;
     check_idle(g, "gpunb_close");
     res_free(g);
+    held_free(g);
     g->ops->close(g);
 }
 const char *gpunb_backend(const gpunb *g) { return g->ops->name; }
@@ -81,10 +84,99 @@ void gpunb_set_range(gpunb *g, int jbeg, int jend)
     g->ops->set_range(g, jbeg, jend);
 }
 
+/* ---- held set_jp updates (gpunb_hold_jp) ---- */
+
+static void *grow(void *p, size_t size)
+{
+    void *q = realloc(p, size);
+    if (!q) {
+        fprintf(stderr, "gpunb: out of memory for held set_jp updates\n");
+        exit(1);
+    }
+    return q;
+}
+
+/* the front end's copy of one held set_jp call */
+static void held_keep(gpunb *g, int n, const int *idx, const double *t0, const double (*x)[3],
+                      const double (*v)[3], const double (*a)[3], const double (*jerk)[3], const double *m)
+{
+    struct gpunb_held *h = &g->held;
+    if (h->n + n > h->cap) {
+        int cap = h->n + n + (h->n + n) / 2 + 256;
+        h->idx = grow(h->idx, sizeof(int) * (size_t)cap);
+        h->t0 = grow(h->t0, sizeof(double) * (size_t)cap);
+        h->m = grow(h->m, sizeof(double) * (size_t)cap);
+        h->x = grow(h->x, sizeof *h->x * (size_t)cap);
+        h->v = grow(h->v, sizeof *h->v * (size_t)cap);
+        h->a = grow(h->a, sizeof *h->a * (size_t)cap);
+        h->j = grow(h->j, sizeof *h->j * (size_t)cap);
+        h->cap = cap;
+    }
+    if (h->ncall == h->call_cap) {
+        h->call_cap = 2 * h->call_cap + 16;
+        h->calls = grow(h->calls, sizeof(int) * (size_t)h->call_cap);
+    }
+    const size_t o = (size_t)h->n;
+    memcpy(h->idx + o, idx, sizeof(int) * (size_t)n);
+    memcpy(h->t0 + o, t0, sizeof(double) * (size_t)n);
+    memcpy(h->m + o, m, sizeof(double) * (size_t)n);
+    memcpy(h->x + o, x, sizeof *x * (size_t)n);
+    memcpy(h->v + o, v, sizeof *v * (size_t)n);
+    memcpy(h->a + o, a, sizeof *a * (size_t)n);
+    memcpy(h->j + o, jerk, sizeof *jerk * (size_t)n);
+    h->n += n;
+    h->calls[h->ncall++] = h->n;
+}
+
+static void held_free(gpunb *g)
+{
+    struct gpunb_held *h = &g->held;
+    void *p[] = {h->idx, h->calls, h->t0, h->m, h->x, h->v, h->a, h->j};
+    for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
+    memset(h, 0, sizeof *h);
+}
+
+void gpunb_hold_jp(gpunb *g)
+{
+    if (g->held.on) {
+        fprintf(stderr, "gpunb_hold_jp: updates are held already (holds do not nest)\n");
+        exit(1);
+    }
+    g->held.on = 1;
+    g->held.native = g->ops->hold ? g->ops->hold(g, 1) : 0;
+    g->held.n = g->held.ncall = 0;
+}
+
+void gpunb_release_jp(gpunb *g)
+{
+    struct gpunb_held *h = &g->held;
+    if (!h->on) {
+        fprintf(stderr, "gpunb_release_jp without gpunb_hold_jp\n");
+        exit(1);
+    }
+    h->on = 0;
+    if (h->native) {
+        g->ops->hold(g, 0);
+        return;
+    }
+    /* call by call: the idx of one call are distinct, of two need not be */
+    for (int c = 0, o = 0; c < h->ncall; o = h->calls[c++])
+        g->ops->set_jp(g, h->calls[c] - o, h->idx + o, h->t0 + o, (const double(*)[3])(h->x + o),
+                       (const double(*)[3])(h->v + o), (const double(*)[3])(h->a + o),
+                       (const double(*)[3])(h->j + o), h->m + o);
+    h->n = h->ncall = 0;
+}
+
 void gpunb_set_jp(gpunb *g, int n, const int *idx, const double *t0,
                   const double (*x)[3], const double (*v)[3],
                   const double (*a)[3], const double (*jerk)[3], const double *m)
 {
+    if (g->held.on) {
+        if (n <= 0) return;
+        if (g->held.native) g->ops->set_jp(g, n, idx, t0, x, v, a, jerk, m);
+        else held_keep(g, n, idx, t0, x, v, a, jerk, m);
+        return;
+    }
     check_idle(g, "gpunb_set_jp");
     g->ops->set_jp(g, n, idx, t0, x, v, a, jerk, m);
 }

@@ -67,6 +67,19 @@ void gpunb_set_jp(gpunb *g, int n, const int *idx, const double *t0,
                   const double (*x)[3], const double (*v)[3],
                   const double (*a)[3], const double (*jerk)[3], const double *m);
 
+/* Held updates: between gpunb_hold_jp and gpunb_release_jp, gpunb_set_jp
+ * only records.  Every force call in between (regular, irregular, start-up
+ * derivatives) still sees the j-bodies as they were at the hold; the
+ * release makes the recorded updates take effect, in the order they came.
+ * gpunb_set_jp and both calls may come while a regular force is in flight
+ * (between gpunb_regf_begin and gpunb_regf_end), so that a block's members,
+ * corrected while the GPU computes with their predicted state, can be
+ * handed over before the new-list irregular force that still needs that
+ * state.  Holds do not nest.  The CUDA backend keeps the updates where
+ * set_jp stages them anyway; the others have the front end copy them. */
+void gpunb_hold_jp(gpunb *g);
+void gpunb_release_jp(gpunb *g);
+
 /* Predicts every j-body to time t (no-op for bodies already there). */
 void gpunb_predict(gpunb *g, double t);
 
@@ -88,7 +101,8 @@ int gpunb_regf(gpunb *g, int ni, const int *idx, const double *h2, const double 
  * gpunb_regf_end waits and returns what gpunb_regf would have (bit for bit,
  * and the resident lists kept the same way).  The inputs must stay valid
  * and unchanged until the end call, and no other gpunb call may come in
- * between (one that does is a caller's bug: the library says so and exits). */
+ * between (one that does is a caller's bug: the library says so and exits),
+ * except the held updates' calls below. */
 void gpunb_regf_begin(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
                       const double (*x)[3], const double (*v)[3]);
 int gpunb_regf_end(gpunb *g, double (*a)[3], double (*jerk)[3], int *nnb, int *list);

@@ -133,6 +133,11 @@ typedef struct Dev {
     char *d_irro; size_t irro_cap;    /* gpunb_irrf: sums and flags */
     cudaEvent_t ev[6];                /* NBODY6C_GPUNB_TRACE: phase marks of a regf launch */
     double k_sum[5];                  /* their accumulated intervals (s) */
+    /* trace: regf_end waits on a begun regf, [1]: of more than 4096 bodies;
+     * of them, its prediction not yet done / its force kernel done; the
+     * force kernel's GPU time */
+    long rf_waits[2], rf_unstarted[2], rf_forced[2];
+    double rf_kforce[2];
     cudaEvent_t iev[6];               /* the same for a small irrf call (GPU 0) */
 } Dev;
 
@@ -159,6 +164,7 @@ typedef struct GpunbCuda {
     unsigned *pend_gen, gen;
     int npend;                        /* entries in the pending update */
     int eager;                        /* NBODY6C_SETJP_EAGER, default SETJP_EAGER */
+    int hold;                         /* gpunb_hold_jp: the pending update stays here */
     dbl4 *h_px, *h_pv; long pred_version;   /* simple path: host prediction */
     int poly_stale;                   /* simple path: device poly behind host copy */
     char *h_i; size_t hi_cap;         /* pinned i-data */
@@ -168,6 +174,8 @@ typedef struct GpunbCuda {
     DevPool *pool;                    /* host threads of GPUs 1.. (NULL with one GPU) */
     int trace;                        /* NBODY6C_GPUNB_TRACE: time the device phases */
     double t_flush, t_pack, t_dev, t_combine;
+    double rf_begun, t_inflight[2], t_rfwait[2]; /* trace: when gpunb_regf_begin queued; the host's time
+                                                  * until _end, and _end's wait ([1]: > 4096 bodies) */
     /* gpunb_irrf: list offsets, pinned i-records + lists, pinned results */
     int *irr_off; size_t irr_off_cap;
     char *h_irr; size_t h_irr_cap;
@@ -945,6 +953,12 @@ static void dev_regf_finish(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
     const int *h_list = (const int *)(d->h_hdr + hl.total);
     int *cnt = (int *)(d->d_hdr + hl.cnt);
     const int *hmisc = (const int *)(d->h_hdr + hl.misc);
+    const int big = gm->ni > 4096;
+    if (c->trace && c->rf_launched) {   /* how far the GPU got while the host worked */
+        d->rf_waits[big]++;
+        d->rf_unstarted[big] += cudaEventQuery(d->ev[1]) == cudaErrorNotReady;
+        d->rf_forced[big] += cudaEventQuery(d->ev[3]) == cudaSuccess;
+    }
     for (;;) {
         CK(cudaStreamSynchronize(d->st));
         if (c->trace)
@@ -952,6 +966,7 @@ static void dev_regf_finish(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
                 float ms = 0.f;
                 CK(cudaEventElapsedTime(&ms, d->ev[q], d->ev[q + 1]));
                 d->k_sum[q] += 1e-3 * ms;
+                if (q == 2 && c->rf_launched) d->rf_kforce[big] += 1e-3 * ms;
             }
         if (hmisc[0] <= d->L) break;
         /* a slice's list buffer filled (not an nbmax overflow): redo with room for it */
@@ -1193,7 +1208,7 @@ static void flush_sent(GpunbCuda *c)
  * threads for them cost more (a round trip per irrf call of a big block). */
 static void flush_set_jp(GpunbCuda *c)
 {
-    if (c->npend <= 0) return;
+    if (c->npend <= 0 || c->hold) return;
     const double w0 = omp_get_wtime();
     SendArg a = {c->fill, c->npend};
     for (int k = 0; k < c->ngpu; k++) dev_set_jp(c, &c->dev[k], &a);
@@ -1208,7 +1223,7 @@ static void flush_set_jp(GpunbCuda *c)
  * the flush there).  NBODY6C_SETJP_EAGER overrides it. */
 static void eager_flush(GpunbCuda *c)
 {
-    if (c->eager > 0 && c->npend >= c->eager) flush_set_jp(c);
+    if (c->eager > 0 && c->npend >= c->eager && !c->hold) flush_set_jp(c);
 }
 
 /* The staging buffer set_jp fills, ready for `need` entries: its last upload
@@ -1316,6 +1331,24 @@ static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
     }
     c->npend = npend + base[used];
     eager_flush(c);
+}
+
+/* gpunb_hold_jp: what was pending before goes now (it is not held); what
+ * set_jp stages from here on waits in the staging buffer, which no flush
+ * sends until the release.  The simple path writes its host copy at once:
+ * the front end keeps its held updates instead. */
+static int cuda_hold(gpunb *g, int on)
+{
+    GpunbCuda *c = as_cuda(g);
+    if (c->simple) return 0;
+    if (on) {
+        flush_set_jp(c);
+        c->hold = 1;
+    } else {
+        c->hold = 0;
+        eager_flush(c);
+    }
+    return 1;
 }
 
 static void cuda_predict(gpunb *g, double t)
@@ -1508,7 +1541,7 @@ static int regf_chunk(GpunbCuda *c, int i0, int n, const int *idx, const double 
     const Geom gm = make_geom(n, nj, c->target_blocks);
     pack_i(c, &gm, idx + i0, h2 + i0, dtr + i0, x + i0, v + i0);
     double w2 = omp_get_wtime();
-    RegfJob job = {&gm, {c->fill, i0 == 0 ? c->npend : 0}};
+    RegfJob job = {&gm, {c->fill, i0 == 0 && !c->hold ? c->npend : 0}};
     on_all_devices(c, dev_regf_fn, (void *)&job);
     if (job.send.n > 0) flush_sent(c);
     double w3 = omp_get_wtime();
@@ -1554,7 +1587,7 @@ static void cuda_regf_begin(gpunb *g, int ni, const int *idx, const double *h2, 
     c->rf_gm = make_geom(n, c->jend - c->jbeg, c->target_blocks);
     pack_i(c, &c->rf_gm, idx, h2, dtr, x, v);
     double w2 = omp_get_wtime();
-    const SendArg send = {c->fill, c->npend};
+    const SendArg send = {c->fill, c->hold ? 0 : c->npend};
     for (int k = 0; k < c->ngpu; k++) {
         Dev *d = &c->dev[k];
         if (send.n > 0) dev_set_jp(c, d, (void *)&send);
@@ -1563,7 +1596,8 @@ static void cuda_regf_begin(gpunb *g, int ni, const int *idx, const double *h2, 
     if (send.n > 0) flush_sent(c);
     c->rf_launched = 1;
     c->t_pack += w2 - w1;
-    c->t_dev += omp_get_wtime() - w2;
+    c->rf_begun = omp_get_wtime();
+    c->t_dev += c->rf_begun - w2;
 }
 
 static void dev_regf_finish_fn(GpunbCuda *c, Dev *d, void *arg)
@@ -1576,11 +1610,14 @@ static int cuda_regf_end(gpunb *g, double (*a)[3], double (*jerk)[3], int *nnb, 
     GpunbCuda *c = as_cuda(g);
     const int ni = g->rf.ni;
     if (!c->rf_launched) return cuda_regf(g, ni, g->rf.idx, g->rf.h2, g->rf.dtr, g->rf.x, g->rf.v, a, jerk, nnb, list);
-    c->rf_launched = 0;
     c->regf_calls++;
     const int n = c->rf_gm.ni;
     double w2 = omp_get_wtime();
+    const int big = n > 4096;
+    c->t_inflight[big] += w2 - c->rf_begun;
     on_all_devices(c, dev_regf_finish_fn, (void *)&c->rf_gm);
+    c->rf_launched = 0;
+    c->t_rfwait[big] += omp_get_wtime() - w2;
     double w3 = omp_get_wtime();
     int over = combine_chunk(c, n, 0, g->nbmax, a, jerk, nnb, list);
     if (c->d_resn && c->ngpu > 1) res_keep_parts(c, &c->rf_gm);
@@ -2007,7 +2044,7 @@ static void cuda_pot(gpunb *g, int n, const double *m, const double (*x)[3], dou
 
 static const gpunb_ops cuda_ops = {
     "cuda", cuda_close, cuda_set_range, cuda_set_jp, cuda_predict, cuda_regf, cuda_fpoly, cuda_pot, cuda_irrf,
-    cuda_set_list, cuda_irrf_res, cuda_regf_begin, cuda_regf_end,
+    cuda_set_list, cuda_irrf_res, cuda_regf_begin, cuda_regf_end, cuda_hold,
 };
 
 extern "C" int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s)
@@ -2028,6 +2065,14 @@ extern "C" int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s)
     s->t_irrf = c->t_irrf;
     double *k[5] = {&s->k_predict, &s->k_upload, &s->k_force, &s->k_lists, &s->k_down};
     for (int q = 0; q < 5; q++) *k[q] = c->dev[0].k_sum[q];
+    for (int q = 0; q < 2; q++) {
+        s->rf_waits[q] = c->dev[0].rf_waits[q];
+        s->rf_unstarted[q] = c->dev[0].rf_unstarted[q];
+        s->rf_forced[q] = c->dev[0].rf_forced[q];
+        s->rf_kforce[q] = c->dev[0].rf_kforce[q];
+        s->t_inflight[q] = c->t_inflight[q];
+        s->t_rfwait[q] = c->t_rfwait[q];
+    }
     s->irr_small = c->irr_small;
     for (int q = 0; q < 3; q++) s->irr_host[q] = c->irr_h[q];
     for (int q = 0; q < 5; q++) s->irr_gpu[q] = c->irr_k[q];

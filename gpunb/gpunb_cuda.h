@@ -25,6 +25,13 @@ typedef struct gpunb_cuda_stats {
      * events cost a little): prediction, i upload, force kernel, list
      * reduce/scan/gather, copy back */
     double k_predict, k_upload, k_force, k_lists, k_down;
+    /* ... and of the regular forces begun by gpunb_regf_begin, [0] of up
+     * to 4096 bodies, [1] more: the host's time between the begin and the
+     * end, and the end's wait for the first chunk; on GPU 0 how many the end
+     * waited for, of those how many had not started their prediction and
+     * how many had their force kernel done, and the kernel's GPU time */
+    double t_inflight[2], t_rfwait[2], rf_kforce[2];
+    long rf_waits[2], rf_unstarted[2], rf_forced[2];
     long irrf_calls;     /* gpunb_irrf calls */
     long irrf_double;    /* bodies summed again in double (a neighbour within r_min) */
     double t_irrf;       /* wall time (s) of the irrf calls, on the host */

@@ -37,6 +37,10 @@ typedef struct gpunb_ops {
     void (*regf_begin)(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
                        const double (*x)[3], const double (*v)[3]);
     int (*regf_end)(gpunb *g, double (*a)[3], double (*jerk)[3], int *nnb, int *list);
+    /* optional: hold set_jp's updates back (on = 1; returns 1 when the
+     * backend does, 0 when the front end must keep them) or let them go
+     * (on = 0).  NULL: the front end keeps them. */
+    int (*hold)(gpunb *g, int on);
 } gpunb_ops;
 
 struct gpunb {
@@ -49,6 +53,15 @@ struct gpunb {
     int *res_list, *res_nnb;
     const int **res_lp;
     int *res_kn, res_lp_cap;
+    /* held set_jp updates (gpunb_hold_jp): on; by the backend itself; else
+     * the front end's copies, call by call (calls[c] = end of call c) */
+    struct gpunb_held {
+        int on, native;
+        int n, cap, ncall, call_cap;
+        int *idx, *calls;
+        double *t0, *m;
+        double (*x)[3], (*v)[3], (*a)[3], (*j)[3];
+    } held;
     /* a regular force between gpunb_regf_begin and gpunb_regf_end: its inputs */
     struct {
         int on, ni;

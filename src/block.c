@@ -25,6 +25,7 @@ struct block_scratch {
     schedule *sq;      /* who is due when */
     int *act, nact;    /* this block, ascending slots */
     int *reg, nreg;    /* the subset due a regular step */
+    int *irr_only, nirr; /* the other members' slots, ascending */
     vec3 *ai, *ji;     /* irregular force with the old lists */
     vec3 *ar, *jr;     /* regular force (new lists) */
     vec3 *ai2, *ji2;   /* irregular force with the new lists */
@@ -40,6 +41,10 @@ struct block_scratch {
     regf_in rin;       /* the regular force's inputs while it runs (regular_force_begin) */
     int regf_on;       /* a regular force started and not yet ended */
     unsigned char *irr_sent; /* member k went to GPUIRR right after its irregular corrector */
+    vec3 *ha, *hj;     /* the members' a, jerk for the held send (x, v go in ai, ji) */
+    double *hm;
+    int hold_mode;     /* NBODY6C_HOLD_SEND: 0 never, 1 when the GPU computes the
+                        * regular force (default), 2 whenever there is one */
     block_profile prof; /* where the time goes, by block size */
     double wend;       /* wall clock at the end of the last block step (0: none
                         * to count "between" from) */
@@ -54,6 +59,12 @@ block_scratch *block_create(const sim *s)
     b->sq = schedule_create(c);
     b->act = malloc(sizeof(int) * c);
     b->reg = malloc(sizeof(int) * c);
+    b->irr_only = malloc(sizeof(int) * c);
+    b->ha = malloc(sizeof(vec3) * c);
+    b->hj = malloc(sizeof(vec3) * c);
+    b->hm = malloc(sizeof(double) * c);
+    const char *e = getenv("NBODY6C_HOLD_SEND");
+    b->hold_mode = e && *e ? atoi(e) : 1;
     b->ai = malloc(sizeof(vec3) * c);
     b->ji = malloc(sizeof(vec3) * c);
     b->ar = malloc(sizeof(vec3) * c);
@@ -78,7 +89,7 @@ block_scratch *block_create(const sim *s)
         block_free(b);
         return NULL;
     }
-    if (!b->irr_sent || !b->lp || !b->ri || !b->xg || !b->vg || !b->sq || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
+    if (!b->irr_only || !b->ha || !b->hj || !b->hm || !b->irr_sent || !b->lp || !b->ri || !b->xg || !b->vg || !b->sq || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
         !b->ji2 || !b->vpred || !b->jprev || !b->dtprev || !b->dt0 || !b->nnbn || !b->ovf || !b->nnb0 || !b->tj || !b->lists) {
         block_free(b);
         return NULL;
@@ -93,7 +104,7 @@ void block_free(block_scratch *b)
     regf_in_free(&b->rin);
     void *p[] = {b->act, b->reg, b->ai, b->ji, b->ar, b->jr, b->ai2, b->ji2,
                  b->vpred, b->jprev, b->dtprev, b->dt0, b->nnbn, b->ovf, b->nnb0, b->tj, b->lists, (void *)b->lp, b->ri,
-                 b->xg, b->vg, b->irr_sent};
+                 b->xg, b->vg, b->irr_sent, b->irr_only, b->ha, b->hj, b->hm};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
     free(b);
 }
@@ -180,16 +191,19 @@ double block_next_time(sim *s, block_scratch *b)
 /* The bodies due at t, ascending, and those of them due a regular step. */
 static int due_regular(const sim *s, int i) { return s->t0r[i] + s->dtr[i] == s->time; }
 
-/* The positions k in act of the members due a regular step, ascending;
- * for a big block each thread compacts its share after a count (a serial
- * scan read two random doubles a member: ~5 ns each, 0.4 ms for 82k). */
-static int regular_members(const sim *s, const int *act, int n, int *reg)
+/* The positions k in act of the members due a regular step, ascending,
+ * and the slots of the others (irr), ascending; for a big block each thread
+ * compacts its share after a count (a serial scan read two random doubles a
+ * member: ~5 ns each, 0.4 ms for 82k). */
+static int regular_members(const sim *s, const int *act, int n, int *reg, int *irr)
 {
     enum { MAXT = 256 };
     if (!par_worth(n, 1024)) {
-        int nr = 0;
-        for (int k = 0; k < n; k++)
+        int nr = 0, ni = 0;
+        for (int k = 0; k < n; k++) {
             if (due_regular(s, act[k])) reg[nr++] = k;
+            else irr[ni++] = act[k];
+        }
         return nr;
     }
     int base[MAXT + 1] = {0}, used = 0;
@@ -207,9 +221,11 @@ static int regular_members(const sim *s, const int *act, int n, int *reg)
             for (int r = 0; r < T; r++) base[r + 1] += base[r];
             used = T;
         }
-        int w = base[me];
-        for (int k = lo; k < hi; k++)
+        int w = base[me], wi = lo - base[me];
+        for (int k = lo; k < hi; k++) {
             if (due_regular(s, act[k])) reg[w++] = k;
+            else irr[wi++] = act[k];
+        }
     }
     return base[used];
 }
@@ -217,7 +233,8 @@ static int regular_members(const sim *s, const int *act, int n, int *reg)
 static void select_block(sim *s, block_scratch *b)
 {
     b->nact = schedule_take(b->sq, s, b->act);
-    b->nreg = regular_members(s, b->act, b->nact, b->reg); /* indices into act */
+    b->nreg = regular_members(s, b->act, b->nact, b->reg, b->irr_only); /* indices into act */
+    b->nirr = b->nact - b->nreg;
 }
 
 /* The members back in the schedule at their new times. */
@@ -431,6 +448,73 @@ static int check_steps(const sim *s, const block_scratch *b, double t, char *err
     return 0;
 }
 
+/* ---- the hand-over to the libraries ------------------------------------ */
+
+/* A block whose regular force runs on the GPU hands over the members that
+ * are final after the irregular corrector (those not due a regular step)
+ * while the GPU still computes: GPUNB holds their polynomials back until
+ * the block's new-list irregular force, which needs the predicted state,
+ * is done (gpunb_hold_jp), and they go back into the schedule.  The host
+ * otherwise waits for the regular force with nothing to do (128k deck,
+ * H200 host, three runs each: the regular-force phase of the blocks over
+ * 32768 members 9.10-9.19 s without, 8.60-8.78 s with; the results are
+ * the same bits). */
+static int hold_send(const block_scratch *b, int regf_on_gpu)
+{
+    if (b->nreg == 0 || b->hold_mode == 0) return 0;
+    return b->hold_mode == 2 || regf_on_gpu;
+}
+
+/* member k's corrected polynomial into the held send's arrays, from the
+ * corrector's loop (its record is in cache there); ai, ji are free once the
+ * corrector has read member k's */
+static void gather_held(const sim *s, block_scratch *b, int k)
+{
+    const int i = b->act[k];
+    b->tj[k] = s->t0[i];
+    memcpy(b->ai[k], s->x0[i], sizeof(vec3));
+    memcpy(b->ji[k], s->v0[i], sizeof(vec3));
+    memcpy(b->ha[k], s->a[i], sizeof(vec3));
+    memcpy(b->hj[k], s->j[i], sizeof(vec3));
+    b->hm[k] = s->m[i];
+}
+
+/* every member held (the regular ones again at the end, corrected), the
+ * others back in the schedule */
+static void send_held(sim *s, block_scratch *b)
+{
+    gpunb_hold_jp(s->nb);
+    gpunb_set_jp(s->nb, b->nact, b->act, b->tj, (const double(*)[3])b->ai, (const double(*)[3])b->ji,
+                 (const double(*)[3])b->ha, (const double(*)[3])b->hj, b->hm);
+}
+
+/* The held block's end: the regular members to both libraries (and any
+ * other member GPUIRR has not had), then the release. */
+static void send_regular_release(sim *s, block_scratch *b)
+{
+    const int n = b->nreg, *ri = b->ri;
+    vec3 *x = b->ar, *v = b->jr, *a = b->ai2, *j = b->ji2; /* free again by now */
+    double *m = b->dt0;
+#pragma omp parallel for schedule(static) if (par_worth_members(b->nact, 1024))
+    for (int k = 0; k < b->nact; k++) {
+        int i = b->act[k];
+        if (!b->irr_sent[k]) gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
+    }
+#pragma omp parallel for schedule(static) if (par_worth_members(n, 1024))
+    for (int q = 0; q < n; q++) {
+        int i = ri[q];
+        b->tj[q] = s->t0[i];
+        memcpy(x[q], s->x0[i], sizeof(vec3));
+        memcpy(v[q], s->v0[i], sizeof(vec3));
+        memcpy(a[q], s->a[i], sizeof(vec3));
+        memcpy(j[q], s->j[i], sizeof(vec3));
+        m[q] = s->m[i];
+    }
+    gpunb_set_jp(s->nb, n, ri, b->tj, (const double(*)[3])x, (const double(*)[3])v,
+                 (const double(*)[3])a, (const double(*)[3])j, m);
+    gpunb_release_jp(s->nb);
+}
+
 static void send_corrected(sim *s, block_scratch *b)
 {
     int n = b->nact;
@@ -550,14 +634,22 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
      * read GPUIRR's predicted state (a regular part below the GPU switch) */
     const int gpu_irr2 = irr_on_gpu(s, b->nreg); /* step 3's new-list irregular force */
     const int send_early = b->nreg == 0 || gpu_irr2;
+    const int held = hold_send(b, gpu_irr2);
 #pragma omp parallel for schedule(static) if (par_worth(b->nact, 256))
     for (int k = 0; k < b->nact; k++) {
         const int i = b->act[k];
         correct_irregular(s, b, k, t);
         b->irr_sent[k] = (unsigned char)(send_early && !due_regular(s, i));
         if (b->irr_sent[k]) gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
+        if (held) gather_held(s, b, k);
     }
     ph[PH_CORR] = prof_lap(&w);
+    if (held) {
+        send_held(s, b);
+        ph[PH_SEND] += prof_lap(&w);
+        schedule_put_block(b->sq, s, b->irr_only, b->nirr);
+        ph[PH_SCHED] += prof_lap(&w);
+    }
 
     /* 3. regular forces, new lists, irregular forces with them, regular corrector */
     if (b->nreg > 0) {
@@ -588,7 +680,10 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
         if (ks_corr) /* KS: the same corrections with the new lists */
             ks_irr_correct(s, b->nreg, ri, b->lp, b->nnbn, 0, b->ai2, b->ji2);
         for (int q = 0; q < b->nreg; q++) s->nnb[ri[q]] = b->nnb0[q];
-        if (rc) return -1;
+        if (rc) {
+            if (held) gpunb_release_jp(s->nb);
+            return -1;
+        }
         double rsfac = nbradius_rsfac(s);
         ph[PH_FIRR_NEW] = prof_lap(&w);
 #pragma omp parallel for schedule(static) if (par_worth(b->nreg, 256))
@@ -602,12 +697,16 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     }
 
     /* 4. hand the corrected bodies to both libraries, reschedule */
-    if (check_steps(s, b, t, err, errlen)) return -1;
+    if (check_steps(s, b, t, err, errlen)) {
+        if (held) gpunb_release_jp(s->nb);
+        return -1;
+    }
     s->block_forces = 0;
-    send_corrected(s, b);
+    if (held) send_regular_release(s, b);
+    else send_corrected(s, b);
     s->cnt.steps_irr += b->nact;
     s->cnt.blocks++;
-    ph[PH_SEND] = prof_lap(&w);
+    ph[PH_SEND] += prof_lap(&w);
     /* 5. KS: perturber renewal after c.m. regular steps, terminations, new
      * pairs; an event moves slots and restarts bodies, so the schedule
      * refiles the slots whose next time changed (the members too) */
@@ -618,6 +717,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     }
     ph[PH_KSEND] = prof_lap(&w);
     if (ch > 0) schedule_refresh(b->sq, s);
+    else if (ch == 0 && held) schedule_put_block(b->sq, s, b->ri, b->nreg);
     else if (ch == 0) schedule_update(s, b);
     ph[PH_SCHED] += prof_lap(&w);
     account_block(s, b, ph, nact, nreg);

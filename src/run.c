@@ -592,6 +592,12 @@ static void write_gpunb_profile(const gpunb *g, FILE *f)
     if (st.k_force > 0.0)
         fprintf(f, "GPU 0 regf phases (NBODY6C_GPUNB_TRACE): predict %.4f, i upload %.4f, force %.4f, "
                 "lists %.4f, copy back %.4f\n", st.k_predict, st.k_upload, st.k_force, st.k_lists, st.k_down);
+    for (int q = 0; q < 2; q++)
+        if (st.rf_waits[q] > 0)
+            fprintf(f, "regf begun early, %s 4096 bodies (NBODY6C_GPUNB_TRACE) %ld: host time in flight %.4f, "
+                    "wait %.4f; at the end, GPU 0 not started %ld, force kernel done %ld; force kernel %.4f\n",
+                    q ? "over" : "up to", st.rf_waits[q], st.t_inflight[q], st.t_rfwait[q], st.rf_unstarted[q],
+                    st.rf_forced[q], st.rf_kforce[q]);
     if (st.irr_small > 0)
         fprintf(f, "irrf calls of <= 4096 bodies (NBODY6C_GPUNB_TRACE) %ld: host queue %.4f, wait %.4f, "
                 "hand-out %.4f; GPU 0 set_jp %.4f, predict %.4f, upload %.4f, kernel %.4f, copy back %.4f\n",

@@ -951,6 +951,104 @@ static void eager_case(uint64_t *seed)
     gpunb_close(g1);
 }
 
+/* Held updates (gpunb_hold_jp) on the GPU: set_jp while the hold lasts,
+ * with a regular force in flight (queued by gpunb_regf_begin, split on)
+ * or not yet (split off), in pieces that cross the eager flush's threshold
+ * (1024), some slots first wrong: the regular force and the resident
+ * irregular force after it see the bodies as they were; after the release
+ * they are those of the updated bodies sent the plain way, bit for bit. */
+static void hold_case(int ngpu, int split, uint64_t *seed)
+{
+    char err[256];
+    setenv("NBODY6C_REGF_SPLIT", split ? "1" : "0", 1);
+    gpunb *g = open_cuda(ngpu, 0, 32768 + JBEG, err, sizeof err);
+    unsetenv("NBODY6C_REGF_SPLIT");
+    if (!g) { CHECK(0, "%d-GPU instance opens: %s", ngpu, err); return; }
+#ifdef HAVE_CUDA
+    gpunb_cuda_stats st;
+    if (gpunb_cuda_get_stats(g, &st) && st.ngpu < ngpu) {
+        SKIP("held updates on %d GPUs: only %d here", ngpu, st.ngpu);
+        gpunb_close(g);
+        return;
+    }
+#endif
+    bodies B = make_bodies(32768, 1, seed), B2 = make_bodies(32768, 1, seed);
+    const double t = 0.5;
+    for (int i = 0; i < B.n; i++) B.t0[i] = t - urand(seed) / 64;
+    const size_t n3 = sizeof(double) * 3 * (size_t)B.n;
+    memcpy(B2.t0, B.t0, sizeof(double) * B.n); memcpy(B2.m, B.m, sizeof(double) * B.n);
+    memcpy(B2.x, B.x, n3); memcpy(B2.v, B.v, n3); memcpy(B2.a, B.a, n3); memcpy(B2.jk, B.jk, n3);
+    const int nh = 12000, nw = 700;
+    int *idx = malloc(sizeof(int) * nh);
+    double (*xw)[3] = malloc(sizeof *xw * nw);
+    for (int k = 0; k < nh; k++) {
+        idx[k] = JBEG + 2 * k;
+        for (int e = 0; e < 3; e++) B2.x[idx[k]][e] += 0.002 * (e + 1);
+    }
+    for (int k = 0; k < nw; k++)
+        for (int e = 0; e < 3; e++) xw[k][e] = B.x[idx[k]][e] + 0.5;
+    predict_all(&B, t);
+    predict_all(&B2, t);
+    icase p = make_icase(&B, 3000, seed, 1), q = make_icase(&B, 3000, seed, 1), h = make_icase(&B, 3000, seed, 1),
+          r = make_icase(&B, 3000, seed, 1);
+    icase *cs[3] = {&q, &h, &r};
+    for (int u = 0; u < 3; u++) {
+        memcpy(cs[u]->idx, p.idx, sizeof(int) * p.ni);
+        memcpy(cs[u]->h2, p.h2, sizeof(double) * p.ni);
+        memcpy(cs[u]->dtr, p.dtr, sizeof(double) * p.ni);
+        memcpy(cs[u]->x, p.x, sizeof *p.x * p.ni);
+        memcpy(cs[u]->v, p.v, sizeof *p.v * p.ni);
+    }
+    double (*a1)[3] = malloc(sizeof *a1 * p.ni), (*j1)[3] = malloc(sizeof *j1 * p.ni);
+    double (*a2)[3] = malloc(sizeof *a2 * p.ni), (*j2)[3] = malloc(sizeof *j2 * p.ni);
+    double (*ah)[3] = malloc(sizeof *ah * p.ni), (*jh)[3] = malloc(sizeof *jh * p.ni);
+
+    gpunb_set_list(g, 0, NULL, NULL, NULL);   /* resident lists on: each regf keeps its own */
+    send_all(g, &B2, t);   /* what the updated bodies give */
+    run_regf(g, &q);
+    gpunb_irrf_resident(g, q.ni, q.idx, C3(q.x), C3(q.v), a2, j2);
+    send_all(g, &B, t);
+    run_regf(g, &p);
+    gpunb_irrf_resident(g, p.ni, p.idx, C3(p.x), C3(p.v), a1, j1);
+
+    for (size_t k = 0; k < (size_t)h.ni * NBMAX; k++) h.list[k] = -7;
+    gpunb_regf_begin(g, h.ni, h.idx, h.h2, h.dtr, C3(h.x), C3(h.v));
+    gpunb_hold_jp(g);
+    gpunb_set_jp(g, nw, idx, B2.t0, C3(xw), C3(B2.v), C3(B2.a), C3(B2.jk), B2.m);   /* wrong first */
+    double *t0h = malloc(sizeof(double) * nh), *mh = malloc(sizeof(double) * nh);
+    double (*xh)[3] = malloc(sizeof *xh * nh), (*vh)[3] = malloc(sizeof *vh * nh);
+    double (*ahh)[3] = malloc(sizeof *ahh * nh), (*jhh)[3] = malloc(sizeof *jhh * nh);
+    for (int k = 0; k < nh; k++) {
+        const int i = idx[k];
+        t0h[k] = B2.t0[i]; mh[k] = B2.m[i];
+        memcpy(xh[k], B2.x[i], sizeof xh[k]); memcpy(vh[k], B2.v[i], sizeof vh[k]);
+        memcpy(ahh[k], B2.a[i], sizeof ahh[k]); memcpy(jhh[k], B2.jk[i], sizeof jhh[k]);
+    }
+    static const int piece[] = {500, 1, 3000, 8499};   /* 12000 in all */
+    for (int u = 0, k0 = 0; u < 4; k0 += piece[u++])
+        gpunb_set_jp(g, piece[u], idx + k0, t0h + k0, C3(xh + k0), C3(vh + k0), C3(ahh + k0), C3(jhh + k0), mh + k0);
+    h.over = gpunb_regf_end(g, h.a, h.jk, h.nnb, h.list);
+    gpunb_predict(g, t);
+    gpunb_irrf_resident(g, h.ni, h.idx, C3(h.x), C3(h.v), ah, jh);
+    CHECK(same_results(&p, &h) && !memcmp(a1, ah, sizeof *a1 * p.ni) && !memcmp(j1, jh, sizeof *j1 * p.ni),
+          "%d GPU(s), split %s: updates held during a regular force change neither it nor the irregular force "
+          "after it", ngpu, split ? "on" : "off");
+    gpunb_release_jp(g);
+    gpunb_predict(g, t);
+    run_regf(g, &r);
+    gpunb_irrf_resident(g, r.ni, r.idx, C3(r.x), C3(r.v), ah, jh);
+    CHECK(!same_results(&p, &q) && same_results(&q, &r) && !memcmp(a2, ah, sizeof *a2 * p.ni) &&
+              !memcmp(j2, jh, sizeof *j2 * p.ni),
+          "%d GPU(s), split %s: after the release, the forces of the updated bodies (the later update wins)", ngpu,
+          split ? "on" : "off");
+    free(idx); free(xw); free(t0h); free(mh); free(xh); free(vh); free(ahh); free(jhh);
+    free(a1); free(j1); free(a2); free(j2); free(ah); free(jh);
+    free_icase(&p); free_icase(&q); free_icase(&h); free_icase(&r);
+    free_bodies(&B);
+    free_bodies(&B2);
+    gpunb_close(g);
+}
+
 static void fp64_case(uint64_t *seed)
 {
     char err[256];
@@ -1048,6 +1146,10 @@ int main(void)
     eager_case(&seed);
     split_case(1, &seed);
     split_case(2, &seed);
+    hold_case(1, 1, &seed);
+    hold_case(1, 0, &seed);
+    hold_case(2, 0, &seed);
+    hold_case(2, 1, &seed);
     fp64_case(&seed);
     multi_gpu_case(&seed);
     printf("# boundary pairs: %ld of %ld neighbour pairs (%.1e)\n", total_diff, total_pairs,

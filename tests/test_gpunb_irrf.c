@@ -389,6 +389,69 @@ static void regf_split_case(gpunb *g, const bodies *B, double t, const char *tag
           "%s: the split call keeps the same resident lists", tag);
 }
 
+/* Held updates (gpunb_hold_jp): set_jp between the hold and the release,
+ * also while a regular force is in flight, changes no force call (regular,
+ * resident irregular) until the release; after it the forces are those of
+ * the updated bodies sent the plain way.  Half the bodies get moved
+ * polynomials, in two calls, some first with wrong ones (the later call
+ * must win). */
+static void hold_case(gpunb *g, const bodies *B, double t, const char *tag)
+{
+    static bodies B2;
+    static rcase r;
+    static rout p, q, held, after;
+    static double a1[NI][3], j1[NI][3], a2[NI][3], j2[NI][3];
+    B2 = *B;
+    const int nh = NJ / 2, nw = 300;
+    static int idx[NJ];
+    static double xw[NJ][3];
+    for (int k = 0; k < nh; k++) {
+        int i = JBEG + 2 * k;
+        idx[k] = i;
+        for (int e = 0; e < 3; e++) {
+            B2.x[i][e] += 0.01 * (e + 1);
+            xw[k][e] = B->x[i][e] - 0.5;
+        }
+        predict3(t - B2.t0[i], B2.x[i], B2.v[i], B2.a[i], B2.jk[i], B2.xp[i], B2.vp[i]);
+    }
+    make_rcase(&r, B, 300);
+    send(g, &B2, t);   /* what the updated bodies give */
+    q.over = gpunb_regf(g, r.n, r.idx, r.h2, r.dtr, C3(r.x), C3(r.v), q.a, q.jk, q.nnb, q.list);
+    gpunb_irrf_resident(g, r.n, r.idx, C3(r.x), C3(r.v), a2, j2);
+    send(g, B, t);
+    p.over = gpunb_regf(g, r.n, r.idx, r.h2, r.dtr, C3(r.x), C3(r.v), p.a, p.jk, p.nnb, p.list);
+    gpunb_irrf_resident(g, r.n, r.idx, C3(r.x), C3(r.v), a1, j1);
+
+    memset(&held, 0xff, sizeof held);
+    gpunb_regf_begin(g, r.n, r.idx, r.h2, r.dtr, C3(r.x), C3(r.v));
+    gpunb_hold_jp(g);
+    gpunb_set_jp(g, nw, idx, B2.t0 + JBEG, C3(xw), C3(B2.v + JBEG), C3(B2.a + JBEG), C3(B2.jk + JBEG), B2.m + JBEG);
+    static double t0h[NJ], mh[NJ], xh[NJ][3], vh[NJ][3], ah[NJ][3], jh[NJ][3];
+    for (int k = 0; k < nh; k++) {
+        int i = idx[k];
+        t0h[k] = B2.t0[i];
+        mh[k] = B2.m[i];
+        memcpy(xh[k], B2.x[i], sizeof xh[k]);
+        memcpy(vh[k], B2.v[i], sizeof vh[k]);
+        memcpy(ah[k], B2.a[i], sizeof ah[k]);
+        memcpy(jh[k], B2.jk[i], sizeof jh[k]);
+    }
+    gpunb_set_jp(g, nh, idx, t0h, C3(xh), C3(vh), C3(ah), C3(jh), mh);
+    held.over = gpunb_regf_end(g, held.a, held.jk, held.nnb, held.list);
+    static double ah1[NI][3], jh1[NI][3];
+    gpunb_predict(g, t);
+    gpunb_irrf_resident(g, r.n, r.idx, C3(r.x), C3(r.v), ah1, jh1);
+    CHECK(same_rout(&r, &p, &held) && !memcmp(a1, ah1, sizeof a1[0] * r.n) && !memcmp(j1, jh1, sizeof j1[0] * r.n),
+          "%s: updates held during a regular force change neither it nor the irregular force after it", tag);
+    gpunb_release_jp(g);
+    gpunb_predict(g, t);
+    after.over = gpunb_regf(g, r.n, r.idx, r.h2, r.dtr, C3(r.x), C3(r.v), after.a, after.jk, after.nnb, after.list);
+    gpunb_irrf_resident(g, r.n, r.idx, C3(r.x), C3(r.v), ah1, jh1);
+    CHECK(!same_rout(&r, &p, &q) && same_rout(&r, &q, &after) && !memcmp(a2, ah1, sizeof a2[0] * r.n) &&
+              !memcmp(j2, jh1, sizeof j2[0] * r.n),
+          "%s: after the release, the forces of the updated bodies (the later of two updates wins)", tag);
+}
+
 static void regf_split_cases(const bodies *B, double t)
 {
     char err[256], notice[256];
@@ -396,6 +459,7 @@ static void regf_split_cases(const bodies *B, double t)
     gpunb *g = gpunb_open(B->n, NBMAX, &ref_cfg, notice, sizeof notice, err, sizeof err);
     if (!g) { CHECK(0, "cpu-ref opens: %s", err); return; }
     regf_split_case(g, B, t, "cpu-ref");
+    hold_case(g, B, t, "cpu-ref");
     make_rcase(&mis_r, B, 10);
     CHECK(child_fails_with(set_jp_in_flight, g, "gpunb_set_jp called while a regular force is in flight"),
           "a gpunb call between gpunb_regf_begin and _end exits 1 naming the call");
@@ -403,8 +467,10 @@ static void regf_split_cases(const bodies *B, double t)
           "gpunb_regf_end without a begin exits 1 with a message");
     gpunb_close(g);
     gpunb *gs = gpunb_open(B->n, NBMAX, &cpu_cfg, notice, sizeof notice, err, sizeof err);
-    if (gs && strcmp(gpunb_backend(gs), "cpu-simd") == 0) regf_split_case(gs, B, t, "cpu-simd");
-    else SKIP("regf in two halves, cpu-simd: not available here (%s)", gs ? gpunb_backend(gs) : err);
+    if (gs && strcmp(gpunb_backend(gs), "cpu-simd") == 0) {
+        regf_split_case(gs, B, t, "cpu-simd");
+        hold_case(gs, B, t, "cpu-simd");
+    } else SKIP("regf in two halves, cpu-simd: not available here (%s)", gs ? gpunb_backend(gs) : err);
     if (gs) gpunb_close(gs);
 }
 

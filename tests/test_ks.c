@@ -595,9 +595,10 @@ static void test_deck_4k(void)
  * cpu-ref backend, which sums as GPUIRR's scalar backend does).  A list
  * change that GPUNB missed (a regular step, a KS event, the start) gives
  * another force and so another run: the two must agree bit for bit. */
-static sim *resident_run(int gpu_min, char *err, size_t errlen)
+static sim *resident_run(int gpu_min, const char *hold, char *err, size_t errlen)
 {
     run_options o = quiet_cpu_options();   /* GPUNB cpu-ref, GPUIRR scalar */
+    if (hold) setenv("NBODY6C_HOLD_SEND", hold, 1);
     if (gpu_min > 0) {
         char v[16];
         snprintf(v, sizeof v, "%d", gpu_min);
@@ -612,6 +613,7 @@ static sim *resident_run(int gpu_min, char *err, size_t errlen)
     }
     unsetenv("NBODY6C_IRR_GPU_ANY");
     unsetenv("NBODY6C_IRR_GPU_MIN");
+    unsetenv("NBODY6C_HOLD_SEND");
     return s;
 }
 
@@ -627,18 +629,33 @@ static int same_run(const sim *a, const sim *b)
 /* Also a run with the GPU path from 64 members only: its big blocks hand
  * their members to GPUIRR early (right after the irregular corrector,
  * block.c) and its small blocks then predict from GPUIRR, so a member sent
- * before its last correction would show as another run. */
+ * before its last correction would show as another run.  Its blocks of 64
+ * or more regular members also hand their members to GPUNB before the
+ * new-list irregular force, held back (gpunb_hold_jp; the front end's copy
+ * on this backend), and put them back into the schedule early: a held
+ * update that leaked into that force, or a member put back twice or never,
+ * would show too.  So would the same hand-over in every block with a
+ * regular member (NBODY6C_HOLD_SEND=2) on the CPU path, and it switched
+ * off on the mixed one. */
 static void test_resident_lists(void)
 {
     char err[1024];
-    sim *a = resident_run(0, err, sizeof err);
+    sim *a = resident_run(0, "0", err, sizeof err);
     if (!a) printf("# %s\n", err);
-    sim *b = resident_run(1, err, sizeof err);
+    sim *b = resident_run(1, NULL, err, sizeof err);
     if (!b) printf("# %s\n", err);
-    sim *c = resident_run(64, err, sizeof err);
+    sim *c = resident_run(64, NULL, err, sizeof err);
     if (!c) printf("# %s\n", err);
-    CHECK(a && b && c, "the planted-binary run to t = 3 with GPUIRR, with GPUNB's resident lists, and mixed");
-    if (a && b && c) {
+    sim *d = resident_run(64, "0", err, sizeof err);
+    if (!d) printf("# %s\n", err);
+    sim *e = resident_run(0, "2", err, sizeof err);
+    if (!e) printf("# %s\n", err);
+    CHECK(a && b && c && d && e, "the planted-binary run to t = 3 with GPUIRR, with GPUNB's resident lists, and mixed");
+    if (a && b && c && d && e) {
+        CHECK(same_run(a, d), "mixed, no held hand-over: bit-identical (%lld / %lld irregular steps)",
+              (long long)a->cnt.steps_irr, (long long)d->cnt.steps_irr);
+        CHECK(same_run(a, e), "held hand-over in every block with a regular member: bit-identical (%lld / %lld "
+              "irregular steps)", (long long)a->cnt.steps_irr, (long long)e->cnt.steps_irr);
         CHECK(a->ks->formed >= 1 && a->ks->terminated >= 1,
               "KS events on the way (%lld formed, %lld terminated)", (long long)a->ks->formed,
               (long long)a->ks->terminated);
@@ -650,6 +667,8 @@ static void test_resident_lists(void)
     run_end(a);
     run_end(b);
     run_end(c);
+    run_end(d);
+    run_end(e);
 }
 
 /* ---- one-component list entries at a formation (ks_partial.c) ------------ */
