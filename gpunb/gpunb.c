@@ -296,6 +296,32 @@ void gpunb_set_list(gpunb *g, int n, const int *idx, const int *nnb, const int *
     }
 }
 
+void gpunb_lists_naming(gpunb *g, int lo, int hi, int nlab, const int *labs, unsigned char *mark)
+{
+    check_idle(g, "gpunb_lists_naming");
+    if (lo < 0 || hi > g->nmax || nlab < 0 || nlab > 4) {
+        fprintf(stderr, "gpunb_lists_naming: rows [%d, %d) of %d, %d labels (at most 4)\n", lo, hi, g->nmax, nlab);
+        exit(1);
+    }
+    if (hi <= lo) return;
+    int lab[4] = {-1, -1, -1, -1};
+    for (int q = 0; q < nlab; q++) lab[q] = labs[q] >= 0 ? labs[q] : -1;
+    if (g->ops->lists_naming) {
+        g->ops->lists_naming(g, lo, hi, lab, mark);
+        return;
+    }
+    res_alloc(g);
+#pragma omp parallel for schedule(static) if (hi - lo > 4096)
+    for (int b = lo; b < hi; b++) {
+        const int *l = g->res_list + (size_t)b * g->nbmax;
+        unsigned bits = 0;
+        for (int q = 0; q < g->res_nnb[b]; q++)
+            bits |= (unsigned)(l[q] == lab[0]) | (unsigned)(l[q] == lab[1]) << 1 | (unsigned)(l[q] == lab[2]) << 2 |
+                    (unsigned)(l[q] == lab[3]) << 3;
+        mark[b - lo] = (unsigned char)bits;
+    }
+}
+
 int gpunb_irrf_resident(gpunb *g, int ni, const int *idx, const double (*x)[3], const double (*v)[3],
                         double (*a)[3], double (*jerk)[3])
 {

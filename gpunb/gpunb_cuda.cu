@@ -191,6 +191,7 @@ typedef struct GpunbCuda {
      * and the host's last-wins marks for repeated slots */
     int *d_res, *d_resn;
     char *h_sl, *d_sl; size_t h_sl_cap, d_sl_cap;
+    unsigned char *h_nm, *d_nm; size_t h_nm_cap, d_nm_cap; /* gpunb_lists_naming's marks */
     /* several GPUs: the other GPUs' parts of a chunk's lists on GPU 0, and
      * the event after their copies (the next chunk's regf on those GPUs
      * overwrites what was copied) */
@@ -763,6 +764,25 @@ __global__ void k_irrf_d(const int *fk, int nf, const dbl4 *fx, const IrrI *ii, 
  * count and entries.  set_list: entries src + off[k], slot slot[k] (distinct
  * in one launch); regf's keep: the chunk's serialised lists (cnt, off as
  * k_gather left them, lists over nbmax not kept), slot from the i-buffer. */
+/* One warp per row b in [lo, hi) of the resident table: bit q of out[b -
+ * lo] when the row holds lab[q]. */
+__global__ void k_naming(const int *res, const int *resn, int nbmax, int lo, int hi, int4 lab, unsigned char *out)
+{
+    const int w = (int)((blockIdx.x * (long)blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
+    const int b = lo + w;
+    if (b >= hi) return;   /* the whole warp */
+    const int n = resn[b];
+    const int *r = res + (size_t)b * nbmax;
+    unsigned bits = 0;
+    for (int q = lane; q < n; q += 32) {
+        const int e = r[q];
+        bits |= (unsigned)(e == lab.x) | (unsigned)(e == lab.y) << 1 | (unsigned)(e == lab.z) << 2 |
+                (unsigned)(e == lab.w) << 3;
+    }
+    for (int o = 16; o > 0; o >>= 1) bits |= __shfl_xor_sync(0xffffffffu, bits, o);
+    if (lane == 0) out[w] = (unsigned char)bits;
+}
+
 __global__ void k_res_put(const int *slot, const int *cnt, const int *off, const int *src, int n, int nbmax,
                           int *res, int *resn)
 {
@@ -1137,6 +1157,7 @@ static void cuda_close(gpunb *g)
             if (c->d_res) cudaFree(c->d_res);
             if (c->d_resn) cudaFree(c->d_resn);
             if (c->d_sl) cudaFree(c->d_sl);
+            if (c->d_nm) cudaFree(c->d_nm);
             if (c->d_peer) cudaFree(c->d_peer);
             if (c->peer_copied) cudaEventDestroy(c->peer_copied);
         }
@@ -1151,7 +1172,7 @@ static void cuda_close(gpunb *g)
             if (d->iev[q]) cudaEventDestroy(d->iev[q]);
     }
     void *hp[] = {c->stage[0].poly, c->stage[0].slot, c->stage[1].poly, c->stage[1].slot,
-                  c->h_px, c->h_pv, c->h_i, c->h_pos, c->h_irr, c->h_irro, c->h_sl};
+                  c->h_px, c->h_pv, c->h_i, c->h_pos, c->h_irr, c->h_irro, c->h_sl, c->h_nm};
     for (size_t m = 0; m < sizeof hp / sizeof hp[0]; m++) if (hp[m]) cudaFreeHost(hp[m]);
     free(c->h_poly);
     free(c->h_offs);
@@ -1715,6 +1736,26 @@ static void cuda_set_list(gpunb *g, int n, const int *idx, const int *nnb, const
     res_upload(as_cuda(g), n, idx, nnb, lists);
 }
 
+/* gpunb_lists_naming on GPU 0, which holds the resident table: after every
+ * update queued there (set_list, a regular force's lists), one byte a row
+ * back. */
+static void cuda_lists_naming(gpunb *g, int lo, int hi, const int lab[4], unsigned char *mark)
+{
+    GpunbCuda *c = as_cuda(g);
+    res_alloc(c);
+    Dev *d = &c->dev[0];
+    const size_t n = (size_t)(hi - lo);
+    grow_host((void **)&c->h_nm, &c->h_nm_cap, n);
+    dev_set(d);
+    grow_dev((void **)&c->d_nm, &c->d_nm_cap, n);
+    k_naming<<<cdiv((long)n * 32, 256), 256, 0, d->st>>>(c->d_res, c->d_resn, g->nbmax, lo, hi,
+                                                          make_int4(lab[0], lab[1], lab[2], lab[3]), c->d_nm);
+    CKL("k_naming");
+    CK(cudaMemcpyAsync(c->h_nm, c->d_nm, n, cudaMemcpyDeviceToHost, d->st));
+    CK(cudaStreamSynchronize(d->st));
+    memcpy(mark, c->h_nm, n);
+}
+
 /* The whole call on GPU 0: the i-records (and given lists) go up in chunks
  * of IRR_CHUNK bodies, each chunk's copy and kernel queued while the host
  * packs the next; the sums come back in one pinned buffer.  Bodies with a
@@ -2044,7 +2085,7 @@ static void cuda_pot(gpunb *g, int n, const double *m, const double (*x)[3], dou
 
 static const gpunb_ops cuda_ops = {
     "cuda", cuda_close, cuda_set_range, cuda_set_jp, cuda_predict, cuda_regf, cuda_fpoly, cuda_pot, cuda_irrf,
-    cuda_set_list, cuda_irrf_res, cuda_regf_begin, cuda_regf_end, cuda_hold,
+    cuda_set_list, cuda_irrf_res, cuda_regf_begin, cuda_regf_end, cuda_hold, cuda_lists_naming,
 };
 
 extern "C" int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s)

@@ -41,6 +41,8 @@ typedef struct gpunb_ops {
      * backend does, 0 when the front end must keep them) or let them go
      * (on = 0).  NULL: the front end keeps them. */
     int (*hold)(gpunb *g, int on);
+    /* optional (NULL: the front end scans its own resident lists) */
+    void (*lists_naming)(gpunb *g, int lo, int hi, const int lab[4], unsigned char *mark);
 } gpunb_ops;
 
 struct gpunb {

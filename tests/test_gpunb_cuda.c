@@ -1049,6 +1049,65 @@ static void hold_case(int ngpu, int split, uint64_t *seed)
     gpunb_close(g);
 }
 
+/* gpunb_lists_naming on the GPU against a scan of the same lists on the
+ * host: 20000 rows set by gpunb_set_list (entries ascending, distinct),
+ * then every seventh again with an entry fewer (the last list wins);
+ * labels that many, few and no lists name, a negative one, fewer than
+ * four. */
+static void naming_case(uint64_t *seed)
+{
+    char err[256];
+    enum { NR = 20000, NL = 60 };
+    gpunb *g = open_cuda(1, 0, NR + JBEG, err, sizeof err);
+    if (!g) { CHECK(0, "lists_naming instance opens: %s", err); return; }
+    int *idx = (int *)malloc(sizeof(int) * NR), *nn = (int *)malloc(sizeof(int) * NR);
+    int *rows = (int *)malloc(sizeof(int) * (size_t)NR * NL);
+    const int **lp = (const int **)malloc(sizeof(int *) * NR);
+    char *used = (char *)calloc(NR + JBEG, 1);
+    for (int b = 0; b < NR; b++) {
+        idx[b] = JBEG + b;
+        int n = (int)(urand(seed) * NL), m = 0;
+        memset(used, 0, NR + JBEG);
+        for (int q = 0; q < n; q++) {   /* clustered: label 77 in about a third of the lists */
+            int e = urand(seed) < 0.01 ? 77 : JBEG + (int)(urand(seed) * NR);
+            used[e] = 1;
+        }
+        for (int e = 0; e < NR + JBEG; e++)
+            if (used[e]) rows[(size_t)b * NL + m++] = e;
+        nn[b] = m;
+        lp[b] = rows + (size_t)b * NL;
+    }
+    gpunb_set_list(g, NR, idx, nn, lp);
+    for (int b = 0; b < NR; b += 7) {   /* again, one entry fewer */
+        if (nn[b] > 0) nn[b]--;
+    }
+    gpunb_set_list(g, NR, idx, nn, lp);
+    const int labs[3][4] = {{77, rows[5 * NL], NR + JBEG + 5, -1}, {rows[9 * NL + 1], 77, 3, JBEG + 11}, {77, 5, -1, -1}};
+    const int nlab[3] = {4, 4, 2};
+    unsigned char *mk = (unsigned char *)malloc(NR + JBEG + 1);
+    for (int u = 0; u < 3; u++) {
+        const int lo = u == 1 ? 0 : 100, hi = u == 1 ? NR + JBEG : NR - 1000;
+        memset(mk, 0xee, NR + JBEG + 1);
+        gpunb_lists_naming(g, lo, hi, nlab[u], labs[u], mk);
+        long differ = 0, named = 0;
+        for (int b = lo; b < hi; b++) {
+            unsigned want = 0;
+            if (b >= JBEG) {
+                const int r = b - JBEG;
+                for (int q = 0; q < nn[r]; q++)
+                    for (int l = 0; l < nlab[u]; l++) want |= (unsigned)(lp[r][q] == labs[u][l]) << l;
+            }
+            differ += mk[b - lo] != want;
+            named += want != 0;
+        }
+        CHECK(differ == 0 && named > 0 && mk[hi - lo] == 0xee,
+              "gpunb_lists_naming, %d labels, rows [%d, %d): the host's scan of the same lists (%ld rows differ, "
+              "%ld name a label, nothing written past the range)", nlab[u], lo, hi, differ, named);
+    }
+    free(idx); free(nn); free(rows); free(lp); free(used); free(mk);
+    gpunb_close(g);
+}
+
 static void fp64_case(uint64_t *seed)
 {
     char err[256];
@@ -1146,6 +1205,7 @@ int main(void)
     eager_case(&seed);
     split_case(1, &seed);
     split_case(2, &seed);
+    naming_case(&seed);
     hold_case(1, 1, &seed);
     hold_case(1, 0, &seed);
     hold_case(2, 0, &seed);

@@ -588,6 +588,55 @@ static int relabel_termination(sim *s, const int *map, int split, int sa, int sb
     return ks_relabel_marked(s, map, split, sa, sb, full);
 }
 
+/* A formation's mark of row b from which of i, j, A0, B0 its list names
+ * (bit 0: i, 1: j, 2 and 3: A0, B0): KS_MARK_ONE's value for a list that
+ * names exactly one component (1: i, 2: j), KS_MARK_RELABEL for one that
+ * names any of the four. */
+static unsigned char formation_mark(int b, int i, int j, unsigned bits)
+{
+    const int hi = bits & 1, hj = bits >> 1 & 1;
+    const int one = b == i || b == j || hi + hj != 1 ? 0 : hi ? 1 : 2;
+    return (unsigned char)(one | (bits ? KS_MARK_RELABEL : 0));
+}
+
+static unsigned host_list_names(const sim *s, int b, int i, int j, int A0, int B0)
+{
+    const int *l = sim_list(s, b);
+    unsigned bits = 0;
+    for (int q = 0; q < s->nnb[b]; q++)
+        bits |= (unsigned)(l[q] == i) | (unsigned)(l[q] == j) << 1 | (unsigned)(l[q] == A0) << 2 |
+                (unsigned)(l[q] == B0) << 3;
+    return bits;
+}
+
+/* Every row's formation mark.  Where GPUNB keeps the lists (the CUDA
+ * backend: on the GPU) it reads them there (gpunb_lists_naming; the host's
+ * scan of every list was ~2.4 ms an event at N = 128k on the GPU hosts);
+ * with ks->check_relabel the host's scan runs too and every row whose mark
+ * differs is counted. */
+static void formation_marks(sim *s, int i, int j, int A0, int B0, unsigned char *mark)
+{
+    const int lo = s->ifirst, hi = s->ntot;
+    if (gpunb_lists_kept(s)) {
+        const int lab[4] = {i, j, A0, B0};
+        gpunb_lists_naming(s->nb, lo, hi, 4, lab, mark + lo);
+#pragma omp parallel for schedule(static) if (hi - lo > 8192)
+        for (int b = lo; b < hi; b++) mark[b] = formation_mark(b, i, j, mark[b]);
+        if (s->ks->check_relabel) {
+            int64_t differ = 0;
+            for (int b = lo; b < hi; b++) differ += mark[b] != formation_mark(b, i, j, host_list_names(s, b, i, j, A0, B0));
+            s->ks->naming_checked++;
+            s->ks->naming_differ += differ;
+        }
+        return;
+    }
+#pragma omp parallel for schedule(static)
+    for (int b = lo; b < hi; b++) {
+        sim_list_prefetch(s, b + SIM_LIST_AHEAD);
+        mark[b] = formation_mark(b, i, j, host_list_names(s, b, i, j, A0, B0));
+    }
+}
+
 int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
 {
     ks_state *ks = s->ks;
@@ -616,21 +665,8 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
      * no relabelling (KS_MARK_RELABEL; the pass's marks follow the slot
      * swaps).  A second whole pass cost ~2 ms an event at N = 128k. */
     unsigned char *mark = ks->mark;
-    const int A0 = s->ifirst, B0 = s->ifirst + 1;
     double w0 = omp_get_wtime();
-#pragma omp parallel for schedule(static)
-    for (int b = s->ifirst; b < s->ntot; b++) {
-        sim_list_prefetch(s, b + SIM_LIST_AHEAD);
-        const int *l = sim_list(s, b);
-        int hi = 0, hj = 0, hab = 0;
-        for (int q = 0; q < s->nnb[b]; q++) {
-            hi += l[q] == i;
-            hj += l[q] == j;
-            hab |= (l[q] == A0) | (l[q] == B0);
-        }
-        const int one = b == i || b == j || hi + hj != 1 ? 0 : hi ? 1 : 2;
-        mark[b] = (unsigned char)(one | (hi + hj + hab > 0 ? KS_MARK_RELABEL : 0));
-    }
+    formation_marks(s, i, j, s->ifirst, s->ifirst + 1, mark);
     const int C_new = s->n + s->npairs;
     for (int b = s->ifirst; b < s->ntot; b++) {
         const int one = mark[b] & KS_MARK_ONE;

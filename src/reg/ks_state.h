@@ -98,6 +98,10 @@ typedef struct ks_state {
     int check_relabel;   /* tests: a termination also scans every list, counting
                           * rows its filter missed (relabel_missed) */
     int64_t relabel_checked, relabel_missed;
+    /* ... and a formation whose marks came from GPUNB's resident lists
+     * (gpunb_lists_naming) also scans the host's lists, counting the rows
+     * whose mark differs */
+    int64_t naming_checked, naming_differ;
     double jump_max;     /* the largest |dE/E| over one event so far */
     double etide;        /* tidal energy booked at changes of model (ks_forces.c) */
     double last_jump;    /* the local energy change of the last ks_form / ks_terminate */
