@@ -21,9 +21,6 @@
 #include "schedule.h"
 #include "steps.h"
 
-/* irr_beside_regf's least regular part (below) */
-enum { IRR_BESIDE_REGF_MIN = 16384 };
-
 struct block_scratch {
     schedule *sq;      /* who is due when */
     int *act, nact;    /* this block, ascending slots */
@@ -48,8 +45,6 @@ struct block_scratch {
     double *hm;
     int hold_mode;     /* NBODY6C_HOLD_SEND: 0 never, 1 when the GPU computes the
                         * regular force (default), 2 whenever there is one */
-    int beside_min;    /* NBODY6C_IRR_BESIDE_REGF: irr_beside_regf's least regular part
-                        * (0: never) */
     block_profile prof; /* where the time goes, by block size */
     double wend;       /* wall clock at the end of the last block step (0: none
                         * to count "between" from) */
@@ -70,8 +65,6 @@ block_scratch *block_create(const sim *s)
     b->hm = malloc(sizeof(double) * c);
     const char *e = getenv("NBODY6C_HOLD_SEND");
     b->hold_mode = e && *e ? atoi(e) : 1;
-    e = getenv("NBODY6C_IRR_BESIDE_REGF");
-    b->beside_min = e && *e ? atoi(e) : IRR_BESIDE_REGF_MIN;
     b->ai = malloc(sizeof(vec3) * c);
     b->ji = malloc(sizeof(vec3) * c);
     b->ar = malloc(sizeof(vec3) * c);
@@ -253,20 +246,6 @@ static void schedule_update(const sim *s, block_scratch *b)
 /* ---- forces ------------------------------------------------------------ */
 
 /* ---- the step ---------------------------------------------------------- */
-
-/* A block with a big regular part takes its irregular force on the CPU
- * (GPUIRR), beside the GPU's regular force, instead of on the GPU before
- * it.  Traced at 128k (docs/BENCHMARKS.md): the 525 blocks with ~59k
- * regular members kept the GPU busy ~15 ms each with the regular force,
- * beside ~3 ms of host work; GPUIRR's force of a 100k-member block is a
- * few ms on the 16-core hosts.  Both libraries give the same bits.  A
- * quarter of the block at least: the regular pairs (nreg N) then outnumber
- * the irregular ones (nact <nnb>) by far more than the GPU outpaces the
- * host's cores. */
-static int irr_beside_regf(const block_scratch *b)
-{
-    return b->beside_min > 0 && b->nreg >= b->beside_min && 4L * b->nreg >= b->nact;
-}
 
 /* The regular force of the block's regular members, started on GPUNB
  * (gpunb_regf_begin) at their predicted state, and its results. */
@@ -614,7 +593,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
      * A big block's irregular force goes to the GPU instead (forces.h,
      * irr_on_gpu), from GPUNB's j-bodies predicted there: GPUIRR's
      * prediction is then not needed (its slots keep their own times). */
-    const int gpu_irr = irr_on_gpu(s, b->nact) && !irr_beside_regf(b);
+    const int gpu_irr = irr_on_gpu(s, b->nact);
     predict_active(s, b, t);
     s->block_forces = 1; /* the KS corrections must see the predicted state too */
     ph[PH_PRED] = prof_lap(&w);

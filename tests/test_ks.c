@@ -595,11 +595,10 @@ static void test_deck_4k(void)
  * cpu-ref backend, which sums as GPUIRR's scalar backend does).  A list
  * change that GPUNB missed (a regular step, a KS event, the start) gives
  * another force and so another run: the two must agree bit for bit. */
-static sim *resident_run(int gpu_min, const char *hold, const char *beside, char *err, size_t errlen)
+static sim *resident_run(int gpu_min, const char *hold, char *err, size_t errlen)
 {
     run_options o = quiet_cpu_options();   /* GPUNB cpu-ref, GPUIRR scalar */
     if (hold) setenv("NBODY6C_HOLD_SEND", hold, 1);
-    if (beside) setenv("NBODY6C_IRR_BESIDE_REGF", beside, 1);
     if (gpu_min > 0) {
         char v[16];
         snprintf(v, sizeof v, "%d", gpu_min);
@@ -616,7 +615,6 @@ static sim *resident_run(int gpu_min, const char *hold, const char *beside, char
     unsetenv("NBODY6C_IRR_GPU_ANY");
     unsetenv("NBODY6C_IRR_GPU_MIN");
     unsetenv("NBODY6C_HOLD_SEND");
-    unsetenv("NBODY6C_IRR_BESIDE_REGF");
     return s;
 }
 
@@ -639,29 +637,22 @@ static int same_run(const sim *a, const sim *b)
  * update that leaked into that force, or a member put back twice or never,
  * would show too.  So would the same hand-over in every block with a
  * regular member (NBODY6C_HOLD_SEND=2) on the CPU path, and it switched
- * off on the mixed one.  And a mixed run whose blocks with a regular part
- * of 64 or more (and a quarter of the block) take the irregular force from
- * GPUIRR beside the regular force (NBODY6C_IRR_BESIDE_REGF=64). */
+ * off on the mixed one. */
 static void test_resident_lists(void)
 {
     char err[1024];
-    sim *a = resident_run(0, "0", NULL, err, sizeof err);
+    sim *a = resident_run(0, "0", err, sizeof err);
     if (!a) printf("# %s\n", err);
-    sim *b = resident_run(1, NULL, NULL, err, sizeof err);
+    sim *b = resident_run(1, NULL, err, sizeof err);
     if (!b) printf("# %s\n", err);
-    sim *c = resident_run(64, NULL, NULL, err, sizeof err);
+    sim *c = resident_run(64, NULL, err, sizeof err);
     if (!c) printf("# %s\n", err);
-    sim *d = resident_run(64, "0", NULL, err, sizeof err);
+    sim *d = resident_run(64, "0", err, sizeof err);
     if (!d) printf("# %s\n", err);
-    sim *e = resident_run(0, "2", NULL, err, sizeof err);
+    sim *e = resident_run(0, "2", err, sizeof err);
     if (!e) printf("# %s\n", err);
-    sim *f = resident_run(64, NULL, "64", err, sizeof err);
-    if (!f) printf("# %s\n", err);
-    CHECK(a && b && c && d && e && f,
-          "the planted-binary run to t = 3 with GPUIRR, with GPUNB's resident lists, and mixed");
-    if (a && b && c && d && e && f) {
-        CHECK(same_run(a, f), "mixed, big regular parts' irregular force from GPUIRR beside the regular force: "
-              "bit-identical (%lld / %lld irregular steps)", (long long)a->cnt.steps_irr, (long long)f->cnt.steps_irr);
+    CHECK(a && b && c && d && e, "the planted-binary run to t = 3 with GPUIRR, with GPUNB's resident lists, and mixed");
+    if (a && b && c && d && e) {
         CHECK(same_run(a, d), "mixed, no held hand-over: bit-identical (%lld / %lld irregular steps)",
               (long long)a->cnt.steps_irr, (long long)d->cnt.steps_irr);
         CHECK(same_run(a, e), "held hand-over in every block with a regular member: bit-identical (%lld / %lld "
@@ -683,7 +674,6 @@ static void test_resident_lists(void)
     run_end(c);
     run_end(d);
     run_end(e);
-    run_end(f);
 }
 
 /* ---- one-component list entries at a formation (ks_partial.c) ------------ */
