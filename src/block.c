@@ -465,27 +465,60 @@ static int hold_send(const block_scratch *b, int regf_on_gpu)
     return b->hold_mode == 2 || regf_on_gpu;
 }
 
-/* member k's corrected polynomial into the held send's arrays, from the
- * corrector's loop (its record is in cache there); ai, ji are free once the
- * corrector has read member k's */
-static void gather_held(const sim *s, block_scratch *b, int k)
+/* Polynomials gathered by position for gpunb_set_jp, which takes arrays. */
+typedef struct jp_arrays {
+    double *t0, *m;
+    vec3 *x, *v, *a, *j;
+} jp_arrays;
+
+/* step 6's arrays: the regular part's buffers, free again by then */
+static jp_arrays late_arrays(const block_scratch *b)
 {
-    const int i = b->act[k];
-    b->tj[k] = s->t0[i];
-    memcpy(b->ai[k], s->x0[i], sizeof(vec3));
-    memcpy(b->ji[k], s->v0[i], sizeof(vec3));
-    memcpy(b->ha[k], s->a[i], sizeof(vec3));
-    memcpy(b->hj[k], s->j[i], sizeof(vec3));
-    b->hm[k] = s->m[i];
+    return (jp_arrays){b->tj, b->dt0, b->ar, b->jr, b->ai2, b->ji2};
+}
+
+/* the held send's: ai, ji are free once the corrector has read member k's */
+static jp_arrays held_arrays(const block_scratch *b)
+{
+    return (jp_arrays){b->tj, b->hm, b->ai, b->ji, b->ha, b->hj};
+}
+
+static void jp_put(const sim *s, int i, const jp_arrays *p, int k)
+{
+    p->t0[k] = s->t0[i];
+    memcpy(p->x[k], s->x0[i], sizeof(vec3));
+    memcpy(p->v[k], s->v0[i], sizeof(vec3));
+    memcpy(p->a[k], s->a[i], sizeof(vec3));
+    memcpy(p->j[k], s->j[i], sizeof(vec3));
+    p->m[k] = s->m[i];
+}
+
+static void jp_send(sim *s, int n, const int *idx, const jp_arrays *p)
+{
+    gpunb_set_jp(s->nb, n, idx, p->t0, (const double(*)[3])p->x, (const double(*)[3])p->v,
+                 (const double(*)[3])p->a, (const double(*)[3])p->j, p->m);
+}
+
+static void gpuirr_send(sim *s, int i)
+{
+    gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
+}
+
+/* member k into the held send's arrays, from the corrector's loop (its
+ * record is in cache there) */
+static void gather_held(const sim *s, const block_scratch *b, int k)
+{
+    const jp_arrays h = held_arrays(b);
+    jp_put(s, b->act[k], &h, k);
 }
 
 /* every member held (the regular ones again at the end, corrected), the
  * others back in the schedule */
 static void send_held(sim *s, block_scratch *b)
 {
+    const jp_arrays h = held_arrays(b);
     gpunb_hold_jp(s->nb);
-    gpunb_set_jp(s->nb, b->nact, b->act, b->tj, (const double(*)[3])b->ai, (const double(*)[3])b->ji,
-                 (const double(*)[3])b->ha, (const double(*)[3])b->hj, b->hm);
+    jp_send(s, b->nact, b->act, &h);
 }
 
 /* The held block's end: the regular members to both libraries (and any
@@ -493,48 +526,29 @@ static void send_held(sim *s, block_scratch *b)
 static void send_regular_release(sim *s, block_scratch *b)
 {
     const int n = b->nreg, *ri = b->ri;
-    vec3 *x = b->ar, *v = b->jr, *a = b->ai2, *j = b->ji2; /* free again by now */
-    double *m = b->dt0;
+    const jp_arrays p = late_arrays(b);
 #pragma omp parallel for schedule(static) if (par_worth_members(b->nact, 1024))
-    for (int k = 0; k < b->nact; k++) {
-        int i = b->act[k];
-        if (!b->irr_sent[k]) gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
-    }
+    for (int k = 0; k < b->nact; k++)
+        if (!b->irr_sent[k]) gpuirr_send(s, b->act[k]);
 #pragma omp parallel for schedule(static) if (par_worth_members(n, 1024))
-    for (int q = 0; q < n; q++) {
-        int i = ri[q];
-        b->tj[q] = s->t0[i];
-        memcpy(x[q], s->x0[i], sizeof(vec3));
-        memcpy(v[q], s->v0[i], sizeof(vec3));
-        memcpy(a[q], s->a[i], sizeof(vec3));
-        memcpy(j[q], s->j[i], sizeof(vec3));
-        m[q] = s->m[i];
-    }
-    gpunb_set_jp(s->nb, n, ri, b->tj, (const double(*)[3])x, (const double(*)[3])v,
-                 (const double(*)[3])a, (const double(*)[3])j, m);
+    for (int q = 0; q < n; q++) jp_put(s, ri[q], &p, q);
+    jp_send(s, n, ri, &p);
     gpunb_release_jp(s->nb);
 }
 
 static void send_corrected(sim *s, block_scratch *b)
 {
-    int n = b->nact;
-    /* gpunb takes arrays indexed by k: gather them beside GPUIRR's per-slot
-     * calls, in parallel for large blocks (distinct slots) */
-    vec3 *x = b->ar, *v = b->jr, *a = b->ai2, *j = b->ji2; /* free again by now */
-    double *m = b->dt0;
+    const int n = b->nact;
+    const jp_arrays p = late_arrays(b);
+    /* gathered beside GPUIRR's per-slot calls, in parallel for large blocks
+     * (distinct slots) */
 #pragma omp parallel for schedule(static) if (par_worth_members(n, 1024))
     for (int k = 0; k < n; k++) {
-        int i = b->act[k];
-        b->tj[k] = s->t0[i];
-        if (!b->irr_sent[k]) gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
-        memcpy(x[k], s->x0[i], sizeof(vec3));
-        memcpy(v[k], s->v0[i], sizeof(vec3));
-        memcpy(a[k], s->a[i], sizeof(vec3));
-        memcpy(j[k], s->j[i], sizeof(vec3));
-        m[k] = s->m[i];
+        const int i = b->act[k];
+        if (!b->irr_sent[k]) gpuirr_send(s, i);
+        jp_put(s, i, &p, k);
     }
-    gpunb_set_jp(s->nb, n, b->act, b->tj, (const double(*)[3])x, (const double(*)[3])v,
-                 (const double(*)[3])a, (const double(*)[3])j, m);
+    jp_send(s, n, b->act, &p);
 }
 
 /* Adds this block's phase times to the profile and to the run's timers. */
@@ -640,7 +654,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
         const int i = b->act[k];
         correct_irregular(s, b, k, t);
         b->irr_sent[k] = (unsigned char)(send_early && !due_regular(s, i));
-        if (b->irr_sent[k]) gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
+        if (b->irr_sent[k]) gpuirr_send(s, i);
         if (held) gather_held(s, b, k);
     }
     ph[PH_CORR] = prof_lap(&w);
