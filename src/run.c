@@ -84,18 +84,19 @@ static double next_multiple(double t, double dt)
     return k * dt;
 }
 
+static int user_chose_team(const run_options *o)
+{
+    return o->threads > 0 || getenv("OMP_NUM_THREADS") != NULL;
+}
+
 static int open_libraries(sim *s, const run_options *o, char *err, size_t errlen)
 {
     char notice[512];
     s->nb = gpunb_open(s->cap, s->nbmax, &o->gpu, notice, sizeof notice, err, errlen);
     if (!s->nb) return -1;
     if (notice[0] && o->gpu.mode == GPUNB_AUTO && !o->quiet) fprintf(stderr, "nbody6c: %s\n", notice);
-    /* the default team (all cores) leaves a core to each GPU's host thread */
-    int extra = gpunb_host_threads(s->nb);
-    if (extra > 0 && o->threads <= 0 && !getenv("OMP_NUM_THREADS")) {
-        int n = omp_get_num_procs() - extra;
-        omp_set_num_threads(n > 1 ? n : 1);
-    }
+    if (!user_chose_team(o))
+        omp_set_num_threads(team_default_size(omp_get_num_procs(), gpunb_host_threads(s->nb)));
     s->irr = gpuirr_open(s->cap, s->nbmax, o->simd, err, errlen);
     if (!s->irr) return -1;
     return 0;
@@ -237,9 +238,7 @@ static int poll_controls(run_ctx *c, char *err, size_t errlen)
         }
     }
     c->stop = r;
-    if (team_adjust(&c->team))
-        runlog_note(&c->lg, "t = %.10g: OpenMP team %d (other processes use %.2f of this process's "
-                    "%d cores)", c->s->time, c->team.now, c->team.others, c->team.max);
+    if (team_adjust(&c->team)) runlog_note(&c->lg, "t = %.10g: %s", c->s->time, c->team.why);
     if (r == STOP_NONE && now - c->wall_ckpt >= checkpoint_interval_s(c->o))
         return write_checkpoint(c, "periodic", err, errlen);
     return 0;
@@ -390,7 +389,7 @@ static int repeat_interval(run_ctx *c, double de, char *err, size_t errlen)
     c->d = rs.last;
     s->led.exact = c->o->energy_audit;
     if (rebuild_libraries(s, c->o, err, errlen)) return -1;
-    if (c->team.active) omp_set_num_threads(c->team.now); /* open_libraries reset it */
+    if (c->team.adapt) omp_set_num_threads(c->team.now); /* open_libraries reset it */
     /* the log keeps the failed interval's lines; its sums go back */
     c->lg.e0 = rs.e0;
     c->lg.eprev = rs.eprev;
@@ -642,7 +641,7 @@ static int finish(run_ctx *c, char *err, size_t errlen)
         write_checkpoint(c, c->stop == STOP_TCRIT ? "end" : why, err, errlen)) return -1;
     /* summary.json's "threads" is the default team, whatever the neighbours
      * made of it (log.txt lists the changes), so that runs compare */
-    if (c->team.active) omp_set_num_threads(c->team.max);
+    if (c->team.adapt) omp_set_num_threads(c->team.max);
     if (runlog_summary(&c->lg, c->dir, c->s, &c->d, err, errlen)) return -1;
     write_block_profile(c);
     if (c->stop == STOP_ENERGY) {
@@ -686,7 +685,10 @@ static int run_ctx_go(run_ctx *c)
 {
     char err[1024] = "";
     runctl_install_signals();
-    team_start(&c->team, c->o->threads > 0 || getenv("OMP_NUM_THREADS") != NULL);
+    team_start(&c->team);
+    char line[400];
+    team_describe(&c->team, user_chose_team(c->o), gpunb_host_threads(c->s->nb), line, sizeof line);
+    runlog_note(&c->lg, "%s", line);
     int rc = EXIT_RUN_FAILURE;
     if (integrate(c, err, sizeof err) == 0 && finish(c, err, sizeof err) == 0) rc = EXIT_OK;
     if (rc != EXIT_OK) {

@@ -1,15 +1,96 @@
-/* team.c — the default OpenMP team follows the cores that other processes
- * leave free (team.h says why). */
+/* team.c — the OpenMP team's size: the default, and the decisions that
+ * follow other processes' load (team.h says why). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <omp.h>
 #include "team.h"
+
+int team_default_size(int cores, int host_threads)
+{
+    int spare = cores >= 16 ? cores / 16 : 0;
+    int n = cores - host_threads - spare;
+    return n > 1 ? n : 1;
+}
+
+void team_init(team *t, int cores, int max, int adapt)
+{
+    memset(t, 0, sizeof *t);
+    t->cores = cores > 0 ? cores : 1;
+    t->max = t->now = t->pending = max > 0 ? max : 1;
+    t->adapt = adapt;
+}
+
+/* The team the load of the window leaves room for.  Shrinking rounds
+ * the free cores (2/3 of a core taken is a core), growing takes only whole
+ * free cores: a neighbour whose share moves by a fraction of a core as the
+ * team changes does not make it flip. */
+static int team_wanted(const team *t)
+{
+    double free_cores = (double)t->cores - t->others;
+    int shrink = (int)floor(free_cores + 0.5), grow = (int)floor(free_cores);
+    int want = shrink < t->now ? shrink : grow > t->now ? grow : t->now;
+    if (want > t->max) want = t->max;
+    return want < 1 ? 1 : want;
+}
+
+int team_feed(team *t, const team_sample *s)
+{
+    if (!t->adapt) return 0;
+    if (t->nwin == TEAM_WINDOW + 1) {
+        memmove(t->win, t->win + 1, TEAM_WINDOW * sizeof t->win[0]);
+        t->nwin--;
+    }
+    t->win[t->nwin++] = *s;
+    if (t->nwin < TEAM_WINDOW + 1) return 0;
+    const team_sample *a = &t->win[0];
+    double dt = s->wall - a->wall;
+    if (!(dt > 0.0)) return 0;
+    t->others = fmax(0.0, (s->busy - a->busy) - (s->own - a->own)) / dt;
+    t->steal = fmax(0.0, s->steal - a->steal) / dt;
+    int want = team_wanted(t);
+    if (want != t->pending) {
+        t->pending = want;
+        t->agree = 1;
+    } else if (t->agree < TEAM_CONFIRM) {
+        t->agree++;
+    }
+    if (want == t->now || t->agree < TEAM_CONFIRM) return 0;
+    snprintf(t->why, sizeof t->why,
+             "OpenMP team %d -> %d: other processes used %.2f of this process's %d cores over the "
+             "last %.2f s (steal %.2f)", t->now, want, t->others, t->cores, dt, t->steal);
+    t->now = want;
+    return 1;
+}
+
+int team_parse_stat(const char *text, const void *mask, long hz, double *busy, double *steal)
+{
+    const cpu_set_t *set = mask;
+    unsigned long long b = 0, st = 0;
+    int found = 0;
+    for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        int cpu;
+        unsigned long long us, ni, sy, id, io, irq, sirq, stl;
+        if (strncmp(line, "cpu", 3) != 0 || line[3] < '0' || line[3] > '9') continue;
+        if (sscanf(line + 3, "%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &us, &ni, &sy, &id,
+                   &io, &irq, &sirq, &stl) != 9)
+            continue;
+        if (cpu < 0 || cpu >= CPU_SETSIZE || (set && !CPU_ISSET(cpu, set))) continue;
+        b += us + ni + sy;
+        st += stl;
+        found = 1;
+    }
+    if (!found || hz <= 0) return -1;
+    *busy = (double)b / (double)hz;
+    *steal = (double)st / (double)hz;
+    return 0;
+}
 
 static double cpu_seconds(void)
 {
@@ -18,66 +99,67 @@ static double cpu_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Busy time (user, nice, system, irq, softirq, steal) of the CPUs this
- * process may run on, in seconds; -1 when /proc/stat cannot be read. */
-static double busy_seconds(void)
+/* The live sample; -1 when /proc/stat or the clocks cannot be read. */
+static int take_sample(team_sample *s)
 {
     cpu_set_t mask;
-    if (sched_getaffinity(0, sizeof mask, &mask) != 0) return -1.0;
+    if (sched_getaffinity(0, sizeof mask, &mask) != 0) return -1;
     FILE *f = fopen("/proc/stat", "r");
-    if (!f) return -1.0;
-    char line[512];
-    unsigned long long ticks = 0;
-    int found = 0;
-    while (fgets(line, sizeof line, f)) {
-        int cpu;
-        unsigned long long us, ni, sy, id, io, irq, sirq, st;
-        if (strncmp(line, "cpu", 3) != 0 || line[3] < '0' || line[3] > '9') continue;
-        if (sscanf(line + 3, "%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &us, &ni, &sy, &id,
-                   &io, &irq, &sirq, &st) != 9)
-            continue;
-        if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &mask)) continue;
-        ticks += us + ni + sy + irq + sirq + st;
-        found = 1;
-    }
+    if (!f) return -1;
+    /* one line per CPU of ~80 bytes: 64 kB holds 512 CPUs and the rest */
+    static char text[1 << 16];
+    size_t len = fread(text, 1, sizeof text - 1, f);
     fclose(f);
-    long hz = sysconf(_SC_CLK_TCK);
-    return found && hz > 0 ? (double)ticks / (double)hz : -1.0;
+    text[len] = '\0';
+    s->wall = omp_get_wtime();
+    s->own = cpu_seconds();
+    if (s->own < 0.0) return -1;
+    return team_parse_stat(text, &mask, sysconf(_SC_CLK_TCK), &s->busy, &s->steal);
 }
 
-void team_start(team *t, int user_chose)
+static int dynamic_off(void)
 {
-    memset(t, 0, sizeof *t);
-    t->max = t->now = omp_get_max_threads();
-    t->wall = omp_get_wtime();
-    t->cpu = cpu_seconds();
-    t->busy = busy_seconds();
-    t->next = t->wall + TEAM_INTERVAL_S;
-    t->active = !user_chose && t->max > 1 && t->cpu >= 0.0 && t->busy >= 0.0;
+    const char *e = getenv("OMP_DYNAMIC");
+    return e && (strcasecmp(e, "false") == 0 || strcmp(e, "0") == 0);
+}
+
+void team_start(team *t)
+{
+    team_sample s;
+    int ok = take_sample(&s) == 0;
+    team_init(t, omp_get_num_procs(), omp_get_max_threads(), ok && !dynamic_off());
+    if (t->adapt) team_feed(t, &s);
+    t->next = omp_get_wtime() + TEAM_INTERVAL_S;
 }
 
 int team_adjust(team *t)
 {
-    if (!t->active) return 0;
+    if (!t->adapt) return 0;
     double wall = omp_get_wtime();
     if (wall < t->next) return 0;
-    double cpu = cpu_seconds(), busy = busy_seconds();
-    if (cpu < 0.0 || busy < 0.0) {
-        t->active = 0;
+    t->next = wall + TEAM_INTERVAL_S;
+    team_sample s;
+    if (take_sample(&s) != 0) {
+        t->adapt = 0;
         return 0;
     }
-    double dt = wall - t->wall;
-    t->others = fmax(0.0, (busy - t->busy) - (cpu - t->cpu)) / dt;
-    t->wall = wall;
-    t->cpu = cpu;
-    t->busy = busy;
-    t->next = wall + TEAM_INTERVAL_S;
-    /* a neighbour that had 2/3 of a core while we spun wants a whole one */
-    int want = t->max - (int)floor(t->others + 0.5);
-    if (want < 1) want = 1;
-    if (want > t->max) want = t->max;
-    if (want == t->now) return 0;
-    t->now = want;
-    omp_set_num_threads(want);
+    if (!team_feed(t, &s)) return 0;
+    omp_set_num_threads(t->now);
     return 1;
+}
+
+void team_describe(const team *t, int user_chose, int host_threads, char *buf, int len)
+{
+    char size[120];
+    if (user_chose)
+        snprintf(size, sizeof size, "OpenMP team %d (--threads or OMP_NUM_THREADS) on %d cores",
+                 t->max, t->cores);
+    else {
+        int sys = t->cores - host_threads - t->max;
+        snprintf(size, sizeof size, "OpenMP team %d: %d cores less %d for GPU host threads and %d "
+                 "for the system", t->max, t->cores, host_threads, sys > 0 ? sys : 0);
+    }
+    snprintf(buf, (size_t)len, "%s; %s", size,
+             t->adapt ? "smaller while other processes use cores (OMP_DYNAMIC=false keeps it)"
+                      : "kept at that size");
 }

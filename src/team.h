@@ -1,40 +1,84 @@
-/* team.h — the default OpenMP team on a shared machine (issue 14, item 2).
+/* team.h — the OpenMP team: its size at the start, and how it follows the
+ * cores that other processes leave free.
  *
  * nbody6c's blocks alternate short parallel loops with serial work, and
  * GCC's OpenMP threads spin while they wait for the next loop.  That is the
  * fastest on a machine of one's own, and a disaster beside a busy process:
  * with more runnable threads than cores the thread holding the work waits
- * for a time slice at every loop (3-37 times slower than one thread on 2
- * cores).  Sleeping instead of spinning (OMP_WAIT_POLICY=passive) cures that
- * but costs 25-45 % on a dedicated 16-core machine.
+ * for a time slice at every loop.  Sleeping instead of spinning
+ * (OMP_WAIT_POLICY=passive) cures that but costs a third or more on a big
+ * machine of one's own (docs/BENCHMARKS.md, "Threads").
  *
- * So the waiting is left as it is, and the default team follows the machine:
- * every TEAM_INTERVAL_S of wall time, between blocks, the team becomes the
- * cores of this process's CPU set that other processes leave free (the CPU
- * time of those cores in /proc/stat less this process's own), at least one
- * and at most the default team.  Two such runs side by side settle at half
- * the cores each.  A team the user chose (--threads, OMP_NUM_THREADS) is
- * never changed.  Results do not depend on the team size (DESIGN.md,
- * "Reproducibility"), so neither do they on the neighbours. */
+ * Two rules follow.
+ *
+ * The default team is the process's cores less a reserve: one core for each
+ * extra GPU's host thread, and on machines of 16 cores or more one core in
+ * 16 for the kernel's and the CUDA driver's threads, which would otherwise
+ * take a core from a spinning team now and then and stall its barriers.
+ *
+ * Then, whoever chose the size, the team shrinks while other processes use
+ * the cores: every TEAM_INTERVAL_S between blocks a sample is taken (the
+ * user, nice and system time of this process's CPUs in /proc/stat, and this
+ * process's own CPU time); over the last TEAM_WINDOW intervals the cores
+ * the others used are the busy time less one's own; the team shrinks to
+ * the rest, rounded (a neighbour that had 2/3 of a core beside a spinning
+ * team wants a whole one), and grows only into whole free cores; at least
+ * one thread and at most the chosen size.  A
+ * new size is taken only after TEAM_CONFIRM decisions in a row agree, so
+ * that a burst of kernel work is not a neighbour.  Steal time (a virtual
+ * machine's host running something else) and interrupt time are not other
+ * processes: a smaller team does not give them back; they are reported.
+ * OMP_DYNAMIC=false keeps the team at its size whatever the neighbours do.
+ * Results do not depend on the team size (DESIGN.md, "Reproducibility"). */
 #ifndef NBODY6C_TEAM_H
 #define NBODY6C_TEAM_H
 
 #define TEAM_INTERVAL_S 0.25
+enum { TEAM_WINDOW = 4, TEAM_CONFIRM = 3 };
+
+/* Cumulative figures at one moment, in seconds. */
+typedef struct team_sample {
+    double wall;  /* wall clock */
+    double own;   /* this process's CPU time (all its threads) */
+    double busy;  /* user + nice + system time of this process's CPUs */
+    double steal; /* steal time of those CPUs */
+} team_sample;
 
 typedef struct team {
-    int active;       /* 0: the user chose the team, or /proc/stat is not readable */
-    int max;          /* the default team (omp_get_max_threads() at the start) */
-    int now;          /* the team in use */
-    double next;      /* wall time of the next sample */
-    double wall, cpu; /* wall time and this process's CPU time at the last sample */
-    double busy;      /* busy CPU seconds of this process's CPUs at the last sample */
-    double others;    /* cores that other processes used over the last interval */
+    int adapt;  /* 0: the size stays (OMP_DYNAMIC=false, or /proc/stat unreadable) */
+    int cores;  /* CPUs this process may run on */
+    int max;    /* the team without neighbours (the user's or the default) */
+    int now;    /* the team in use */
+    double next; /* wall time of the next sample */
+    team_sample win[TEAM_WINDOW + 1]; /* the last samples, oldest first */
+    int nwin;
+    int pending, agree; /* the size the last decisions asked for, and how many in a row */
+    double others, steal; /* cores used by other processes / stolen, over the window */
+    char why[200];        /* the reason of the last change, for the log */
 } team;
 
-/* Takes the first sample.  user_chose: the team was set by the user. */
-void team_start(team *t, int user_chose);
-/* Between blocks (cheap until the interval has passed): resizes the team to
- * the free cores.  Returns 1 when the team changed (t->now, t->others). */
+/* The default team on `cores` CPUs with `host_threads` GPU host threads of
+ * the process's own beside it. */
+int team_default_size(int cores, int host_threads);
+
+/* Pure state machine (the tests feed it recorded figures). */
+void team_init(team *t, int cores, int max, int adapt);
+/* Takes one sample; returns 1 when the team size changes (t->now, t->why). */
+int team_feed(team *t, const team_sample *s);
+
+/* Reads the busy and steal time of the CPUs in `mask` (a cpu_set_t, or
+ * NULL for all) from the text of /proc/stat; clock ticks `hz` a second.
+ * Returns -1 when no CPU line was found. */
+int team_parse_stat(const char *text, const void *mask, long hz, double *busy, double *steal);
+
+/* The live side: the first sample, with OpenMP's present team as the
+ * size without neighbours. */
+void team_start(team *t);
+/* Between blocks (cheap until the interval has passed): resizes the team.
+ * Returns 1 when it changed (t->why says why). */
 int team_adjust(team *t);
+/* A line for the log: how the team was chosen (user_chose: --threads or
+ * OMP_NUM_THREADS) and whether it follows the neighbours. */
+void team_describe(const team *t, int user_chose, int host_threads, char *buf, int len);
 
 #endif
