@@ -3,8 +3,7 @@
 #
 #   scripts/batch-2gpu.sh DECK1 DECK2     two runs at once, one per GPU, each
 #                                         kept to its half of the cores (BIND)
-#   scripts/batch-2gpu.sh --both DECK     one run over both GPUs, all cores but one
-#                                         (kept for the second GPU's host thread)
+#   scripts/batch-2gpu.sh --both DECK     one run over both GPUs, nbody6c's default team
 #   scripts/batch-2gpu.sh --half 1|2 DECK one run as the first (second) run of a
 #                                         pair is started, alone: the baseline
 #                                         of a pair's slow-down
@@ -58,7 +57,15 @@ run_one() {
                else echo "batch-2gpu: no taskset: $name runs on any core" >&2; fi ;;
         *) places="OMP_PROC_BIND=false" ;;
     esac
-    env CUDA_VISIBLE_DEVICES="$gpus" OMP_NUM_THREADS="$n" $places \
+    # the team: nbody6c's default on the run's own CPU set (its cores less
+    # a core for the system on 16 or more, less one for the second GPU's
+    # host thread); with BIND=threads the places fix it at n, and a run of
+    # a pair with BIND=none, whose CPU set is every core, takes its half
+    team=""
+    if [ "$bind" = threads ] || { [ "$bind" = none ] && [ "$n" -lt "$CORES" ]; }; then
+        team="OMP_NUM_THREADS=$n"
+    fi
+    env CUDA_VISIBLE_DEVICES="$gpus" $team $places \
         "$@" "$NBODY6C" --quiet --ngpu "$ngpu" $EXTRA $what >>"$OUTROOT/$name.stdout" 2>>"$OUTROOT/$name.stderr" &
     pids="$pids $!"
 }
@@ -87,7 +94,7 @@ mkdir -p "$OUTROOT"
 if [ "$1" = "--both" ]; then
     [ $# -eq 2 ] || usage
     # not "threads": the second GPU's host thread would inherit the master's core
-    run_one "$2" "$GPU_A,$GPU_B" 0 "$((CORES > 1 ? CORES - 1 : 1))" none
+    run_one "$2" "$GPU_A,$GPU_B" 0 "$CORES" none
 elif [ "$1" = "--half" ]; then
     [ $# -eq 3 ] || usage
     case "$2" in
