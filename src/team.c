@@ -14,8 +14,8 @@
 
 int team_default_size(int cores, int host_threads)
 {
-    int spare = cores >= 16 ? cores / 16 : 0;
-    int n = cores - host_threads - spare;
+    int spare = cores >= 32 ? cores / 16 : 0;
+    int n = cores - (host_threads > spare ? host_threads : spare);
     return n > 1 ? n : 1;
 }
 
@@ -156,8 +156,8 @@ void team_describe(const team *t, int user_chose, int host_threads, char *buf, i
                  t->max, t->cores);
     else {
         int sys = t->cores - host_threads - t->max;
-        snprintf(size, sizeof size, "OpenMP team %d: %d cores less %d for GPU host threads and %d "
-                 "for the system", t->max, t->cores, host_threads, sys > 0 ? sys : 0);
+        snprintf(size, sizeof size, "OpenMP team %d: %d cores less %d kept for the system and %d GPU "
+                 "host thread(s)", t->max, t->cores, sys > 0 ? sys : 0, host_threads);
     }
     snprintf(buf, (size_t)len, "%s; %s", size,
              t->adapt ? "smaller while other processes use cores (OMP_DYNAMIC=false keeps it)"

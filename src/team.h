@@ -11,10 +11,14 @@
  *
  * Two rules follow.
  *
- * The default team is the process's cores less a reserve: one core for each
- * extra GPU's host thread, and on machines of 16 cores or more one core in
- * 16 for the kernel's and the CUDA driver's threads, which would otherwise
- * take a core from a spinning team now and then and stall its barriers.
+ * The default team is the process's cores less a reserve: on 32 cores or
+ * more one core in 16 for the kernel's and the CUDA driver's threads, which
+ * would otherwise take a core from a spinning team now and then and stall
+ * its barriers (on the 32-core two-GPU virtual machines measured, 32
+ * spinning threads also drew steal time that 30 did not), and at least one
+ * core for each extra GPU's host thread.  Measured best on those machines:
+ * 30 threads of 32 with one GPU and with two, all 16 of 16
+ * (docs/BENCHMARKS.md, "Threads").
  *
  * Then, whoever chose the size, the team shrinks while other processes use
  * the cores: every TEAM_INTERVAL_S between blocks a sample is taken (the
@@ -23,9 +27,9 @@
  * the others used are the busy time less one's own; the team shrinks to
  * the rest, rounded (a neighbour that had 2/3 of a core beside a spinning
  * team wants a whole one), and grows only into whole free cores; at least
- * one thread and at most the chosen size.  A
- * new size is taken only after TEAM_CONFIRM decisions in a row agree, so
- * that a burst of kernel work is not a neighbour.  Steal time (a virtual
+ * one thread and at most the chosen size.  A new size is taken only after
+ * TEAM_CONFIRM decisions in a row agree, so that a burst of kernel work is
+ * not a neighbour.  Steal time (a virtual
  * machine's host running something else) and interrupt time are not other
  * processes: a smaller team does not give them back; they are reported.
  * OMP_DYNAMIC=false keeps the team at its size whatever the neighbours do.

@@ -61,6 +61,21 @@ static int step(team *t, machine *mc, double own_cores, double other_cores, doub
     return team_feed(t, &mc->s);
 }
 
+static void test_default_sizes(void)
+{
+    static const int c[][3] = {{1, 0, 1}, {2, 0, 2}, {16, 0, 16}, {16, 1, 15}, {32, 0, 30},
+                               {32, 1, 30}, {64, 3, 60}, {64, 7, 57}, {2, 3, 1}};
+    int bad = 0;
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
+        if (team_default_size(c[k][0], c[k][1]) != c[k][2]) {
+            bad++;
+            printf("# %d cores, %d host threads: team %d, expected %d\n", c[k][0], c[k][1],
+                   team_default_size(c[k][0], c[k][1]), c[k][2]);
+        }
+    CHECK(bad == 0, "default team: all 2 and 16 cores, 30 of 32, 60 of 64, a core for each extra "
+          "GPU's host thread beyond that (%d wrong)", bad);
+}
+
 static void test_idle_big_machine(void)
 {
     /* 32 cores, the default team of 30 spinning, a second GPU's host thread
@@ -72,8 +87,8 @@ static void test_idle_big_machine(void)
     int changes = 0;
     for (int k = 0; k < 4000; k++)
         changes += step(&t, &mc, 30.5, k % 12 == 0 ? 0.8 : 0.0, 1.0);
-    CHECK(team_default_size(32, 1) == 29 && changes == 0 && t.now == 29,
-          "idle 32-core machine, 2 GPUs: default team %d (29), %d changes in 1000 s (0), steal %.2f "
+    CHECK(team_default_size(32, 1) == 30 && changes == 0 && t.now == 30,
+          "idle 32-core machine, 2 GPUs: default team %d (30), %d changes in 1000 s (0), steal %.2f "
           "cores seen", team_default_size(32, 1), changes, t.steal);
     /* the same with a user team of all 32 cores: its own threads are not
      * neighbours either */
@@ -220,7 +235,7 @@ static void test_recordings(void)
     } rec[] = {
         {"dev-2core-busy.txt", "2-core dev machine, 2 threads beside a spinning process", 2, 0, 4, 1, 1},
         {"h200x2-1gpu-idle.txt", "2 x H200 host (32 cores), one GPU, default team, machine idle", 0, 0, 0, 0, 30},
-        {"h200x2-2gpu-idle.txt", "2 x H200 host (32 cores), two GPUs, default team, machine idle", 0, 1, 0, 0, 29},
+        {"h200x2-2gpu-idle.txt", "2 x H200 host (32 cores), two GPUs, default team, machine idle", 0, 1, 0, 0, 30},
         {"h200x2-1gpu-t32-idle.txt", "2 x H200 host, one GPU, 32 threads, machine idle", 32, 0, 0, 0, 32},
         {"h200x2-1gpu-busy.txt", "2 x H200 host, one GPU, 32 threads beside 4 spinning processes", 32, 0, 3, 28, 27},
     };
@@ -245,6 +260,7 @@ int main(void)
 {
     uint64_t seed = check_seed();
     test_parse();
+    test_default_sizes();
     test_idle_big_machine();
     test_neighbour_comes_and_goes();
     test_tick_noise(seed);
