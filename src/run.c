@@ -238,7 +238,11 @@ static int poll_controls(run_ctx *c, char *err, size_t errlen)
         }
     }
     c->stop = r;
-    if (team_adjust(&c->team)) runlog_note(&c->lg, "t = %.10g: %s", c->s->time, c->team.why);
+    if (team_adjust(&c->team)) {
+        runlog_note(&c->lg, "t = %.10g: %s", c->s->time, c->team.why);
+        c->lg.team_changes++;
+        if (c->team.now < c->lg.team_min) c->lg.team_min = c->team.now;
+    }
     if (r == STOP_NONE && now - c->wall_ckpt >= checkpoint_interval_s(c->o))
         return write_checkpoint(c, "periodic", err, errlen);
     return 0;
@@ -639,8 +643,9 @@ static int finish(run_ctx *c, char *err, size_t errlen)
     }
     if (c->stop != STOP_ENERGY &&
         write_checkpoint(c, c->stop == STOP_TCRIT ? "end" : why, err, errlen)) return -1;
-    /* summary.json's "threads" is the default team, whatever the neighbours
-     * made of it (log.txt lists the changes), so that runs compare */
+    /* summary.json's "threads" is the team chosen at the start, whatever the
+     * neighbours made of it ("team_smallest", "team_changes"; log.txt
+     * says why each change happened), so that runs compare */
     if (c->team.adapt) omp_set_num_threads(c->team.max);
     if (runlog_summary(&c->lg, c->dir, c->s, &c->d, err, errlen)) return -1;
     write_block_profile(c);
@@ -686,6 +691,7 @@ static int run_ctx_go(run_ctx *c)
     char err[1024] = "";
     runctl_install_signals();
     team_start(&c->team);
+    c->lg.team_min = c->team.now;
     char line[400];
     team_describe(&c->team, user_chose_team(c->o), gpunb_host_threads(c->s->nb), line, sizeof line);
     runlog_note(&c->lg, "%s", line);

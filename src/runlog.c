@@ -178,6 +178,8 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
             s->tm.p_corr_reg, s->tm.p_send, s->tm.p_ks, (long long)s->cnt.schedule_fills);
     fprintf(f, "  \"blocks_regular\": %lld,\n", (long long)s->cnt.blocks_regular);
     fprintf(f, "  \"threads\": %d,\n", omp_get_max_threads());
+    fprintf(f, "  \"team_smallest\": %d,\n", r->team_min > 0 ? r->team_min : omp_get_max_threads());
+    fprintf(f, "  \"team_changes\": %d,\n", r->team_changes);
     fprintf(f, "  \"gpunb_backend\": \"%s\",\n", gpunb_backend(s->nb));
     fprintf(f, "  \"gpuirr_backend\": \"%s\",\n", gpuirr_backend(s->irr));
     /* ---- KS regularisation (ks.h): ebin is the hard binaries' binding energy ---- */

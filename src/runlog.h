@@ -15,6 +15,8 @@ typedef struct runlog {
     double de_sum_abs;   /* sum over checks of |dE/E| */
     double de_last;      /* last interval's dE/max(T,|E|) */
     double wall0;        /* wall clock at the start of the integration */
+    int team_min;        /* the smallest OpenMP team of the run (0: not followed) */
+    int team_changes;    /* how often the team changed size (team.h) */
     /* ---- restarts and early stops (checkpoint.h, runctl.h) ---- */
     const char *stop_reason; /* summary.json "stop_reason"; NULL: "tcrit" (finished) */
 } runlog;

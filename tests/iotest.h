@@ -119,7 +119,8 @@ static inline int io_wait_log(const char *log, double t, pid_t pid, double timeo
 }
 
 /* Compares two summary.json files line by line, leaving out the lines whose
- * key starts with "wall" (wall-clock times).  Returns the number of lines
+ * key starts with "wall" (wall-clock times) or "team_" (what other
+ * processes made of the OpenMP team).  Returns the number of lines
  * that differ (the first in *first). */
 static inline int io_summary_diff(const char *a, const char *b, char *first, size_t len)
 {
@@ -135,7 +136,8 @@ static inline int io_summary_diff(const char *a, const char *b, char *first, siz
     char *sx, *sy;
     char *lx = strtok_r(x, "\n", &sx), *ly = strtok_r(y, "\n", &sy);
     while (lx || ly) {
-        int skip = lx && strstr(lx, "\"wall") && ly && strstr(ly, "\"wall");
+        int skip = (lx && strstr(lx, "\"wall") && ly && strstr(ly, "\"wall")) ||
+                   (lx && strstr(lx, "\"team_") && ly && strstr(ly, "\"team_"));
         if (!skip && (!lx || !ly || strcmp(lx, ly) != 0)) {
             if (!ndiff) snprintf(first, len, "%s | %s", lx ? lx : "(end)", ly ? ly : "(end)");
             ndiff++;
