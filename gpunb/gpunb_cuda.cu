@@ -2144,6 +2144,12 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
 {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice) {
+        /* a machine without a GPU, or without NVIDIA's driver */
+        snprintf(err, errlen, "no GPU on this machine");
+        cudaGetLastError();
+        return NULL;
+    }
     if (e != cudaSuccess) {
         snprintf(err, errlen, "no CUDA device (%s)", cudaGetErrorString(e));
         cudaGetLastError();   /* clear the sticky-free error state */

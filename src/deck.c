@@ -109,6 +109,15 @@ static int line_of(const lexer *lx, const char *field_name)
     return 0;
 }
 
+/* The text of a physical line (1-based), leading blanks skipped, for messages. */
+static const char *line_text(const lexer *lx, int line)
+{
+    if (line < 1 || line > lx->nlines) return "";
+    const char *t = lx->lines[line - 1];
+    while (*t == ' ' || *t == '\t') t++;
+    return t;
+}
+
 /* ---- loading ---- */
 
 static int load(lexer *lx, FILE *f)
@@ -485,6 +494,21 @@ static int check_nonnegative(lexer *lx, const char *fname, double v)
     return 0;
 }
 
+/* QE is every energy check's tolerance: |dE| above 5 QE halts the run (or
+ * KZ(2) = 2 repeats the interval), and KZ(17) steers ETAI and ETAR from it.
+ * Zero, a negative value or one so large that nothing fails would turn that
+ * control off without a word. */
+static int check_qe(lexer *lx, double qe)
+{
+    if (!(qe > 0.0) || qe > DECK_QE_MAX)
+        return fail_at(lx, line_of(lx, "QE"),
+                       "QE: %g is outside (0, %g]: QE is the energy tolerance of every check "
+                       "(|dE| above 5 QE halts the run, KZ(2) = 2 repeats the interval, KZ(17) "
+                       "steers ETAI and ETAR from it); NBODY6's decks use 1e-5 to 1e-3",
+                       qe, DECK_QE_MAX);
+    return 0;
+}
+
 static int is_power_of_two(double v)
 {
     int e;
@@ -529,7 +553,8 @@ static int read_line3(lexer *lx, deck *d)
     if (check_positive(lx, "ETAI", d->etai) || check_max(lx, "ETAI", d->etai, 0.08) ||
         check_positive(lx, "ETAR", d->etar) || check_max(lx, "ETAR", d->etar, 0.16) ||
         check_positive(lx, "RS0", d->rs0) || check_positive(lx, "DTADJ", d->dtadj) ||
-        check_positive(lx, "DELTAT", d->deltat) || check_nonnegative(lx, "TCRIT", d->tcrit))
+        check_positive(lx, "DELTAT", d->deltat) || check_nonnegative(lx, "TCRIT", d->tcrit) ||
+        check_qe(lx, d->qe))
         return -1;
     return 0;
 }
@@ -668,6 +693,8 @@ static int read_line8(lexer *lx, deck *d)
     return 0;
 }
 
+static int binpop_line_needed(const deck *d);
+
 /* KZ(14) = 2: GMG RG0, the point-mass galaxy (Msun) and the cluster's
  * circular-orbit radius (kpc). */
 static int read_galaxy_point_mass(lexer *lx, deck *d)
@@ -675,14 +702,19 @@ static int read_galaxy_point_mass(lexer *lx, deck *d)
     field f[] = {freal("GMG", &d->gmg), freal("RG0", &d->rg0)};
     if (read_fields(lx, f, NFIELDS(f)))
         return -1;
+    const char *text = line_text(lx, line_of(lx, "GMG"));
     if (!(d->gmg > 0))
         return fail_at(lx, line_of(lx, "GMG"),
-                       "GMG: the point-mass galaxy of KZ(14) = 2 needs a positive mass (Msun), found %g",
-                       d->gmg);
+                       "GMG: the point-mass galaxy of KZ(14) = 2 needs a positive mass (Msun), found "
+                       "%g; this line (\"%.60s\") was read as KZ(14) = 2's line GMG RG0, which "
+                       "comes right after line 8 (Q VXROT VZROT RTIDE SMAX)%s",
+                       d->gmg, text, binpop_line_needed(d) ? " and before the binaries' line of KZ(8)" : "");
     if (!(d->rg0 > 0))
         return fail_at(lx, line_of(lx, "RG0"),
-                       "RG0: the galactocentric radius of KZ(14) = 2 must be positive (kpc), found %g",
-                       d->rg0);
+                       "RG0: the galactocentric radius of KZ(14) = 2 must be positive (kpc), found "
+                       "%g; this line (\"%.60s\") was read as KZ(14) = 2's line GMG RG0, which "
+                       "comes right after line 8 (Q VXROT VZROT RTIDE SMAX)%s",
+                       d->rg0, text, binpop_line_needed(d) ? " and before the binaries' line of KZ(8)" : "");
     return 0;
 }
 
@@ -770,6 +802,8 @@ static int read_restart_times(lexer *lx, deck *d)
     if (read_fields(lx, f, NFIELDS(f)))
         return -1;
     d->has_restart_times = 1;
+    if (d->r_qe > 0.0 && check_qe(lx, d->r_qe))
+        return -1;
     if (d->r_j > DECK_NKZ)
         return fail_at(lx, line_of(lx, "J"), "J: %d is not an option index 1..%d", d->r_j, DECK_NKZ);
     if (d->r_j >= 1) {
@@ -802,6 +836,31 @@ static int read_restart_accuracy(lexer *lx, deck *d)
     return 0;
 }
 
+static void add_note(deck *d, const char *fmt, ...)
+{
+    size_t used = strlen(d->notes);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->notes + used, sizeof d->notes - used, fmt, ap);
+    va_end(ap);
+}
+
+/* Values a deck gives that NBODY6 would not use, said out loud. */
+static void note_silent_choices(deck *d)
+{
+    if (d->kz[14] == 1 && d->rtide != 0.0)
+        add_note(d, "RTIDE %g (line 8) is not used with KZ(14) = 1: the tidal radius follows from "
+                 "the cluster's mass in the solar neighbourhood's field (NBODY6's xtrnl0.f does "
+                 "the same)\n", d->rtide);
+    if ((d->kz[8] == 1 || d->kz[8] >= 3) && d->nbin0 <= 0)
+        add_note(d, "KZ(8) = %d with NBIN0 = %d: no primordial binaries are made (binpop.f's line "
+                 "is read and not used)\n", d->kz[8], d->nbin0);
+    if (d->kz[20] != 0 && (d->alphas == 1.0 || d->body1 == d->bodyn))
+        add_note(d, "KZ(20) = %d with %s: equal masses, as in NBODY6's data.f, which takes "
+                 "ALPHAS = 1 or BODY1 = BODYN to mean equal masses before it looks at KZ(20)\n",
+                 d->kz[20], d->alphas == 1.0 ? "ALPHAS = 1" : "BODY1 = BODYN");
+}
+
 static int read_deck(lexer *lx, deck *d)
 {
     if (deck_is_blank(lx))
@@ -831,6 +890,7 @@ static int read_deck(lexer *lx, deck *d)
     /* (KZ(29)'s SIGMA0 line would come here: KZ(29) is refused) */
     if (binpop_line_needed(d) && read_binpop_line(lx, d))
         return -1;
+    note_silent_choices(d);
     return 0;
 }
 

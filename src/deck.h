@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #define DECK_NKZ 50
+#define DECK_QE_MAX 0.1 /* the largest energy tolerance accepted (QE, line 3) */
 
 typedef struct deck {
     /* line 1 */

@@ -654,7 +654,10 @@ static int finish(run_ctx *c, char *err, size_t errlen)
                  "interval's largest events)", c->s->time);
         return -1;
     }
-    if (c->stop == STOP_NCRIT && c->s->n < c->s->nzero)
+    if (c->stop == STOP_NCRIT && c->s->n < 2)
+        fprintf(stderr, "nbody6c: stopped at t = %.6g: N = %d of %d: the cluster has dissolved (the "
+                "rest escaped); nothing is left to integrate\n", c->s->time, c->s->n, c->s->nzero);
+    else if (c->stop == STOP_NCRIT && c->s->n < c->s->nzero)
         /* a restart as saved would stop again at once: a lower NCRIT from
          * a restart deck is what goes on */
         fprintf(stderr, "nbody6c: stopped at t = %.6g: N = %d (of %d; the rest escaped) is below "
@@ -740,6 +743,32 @@ static void header_notes(const deck *dk, double deck_zmbar, const run_options *o
     snprintf(buf, len, "initial conditions: %s\n%s\n%s%s", ic, units, field, dk->notes);
 }
 
+/* A model that runs but cannot be what the user meant: a tidal radius inside
+ * the half-mass radius (nearly every body escapes within a few crossing
+ * times) or binaries wider than the half-mass radius.  Each goes to stderr
+ * and, as a header note, to log.txt. */
+static void start_warnings(const deck *dk, const diag *d0, char *header, size_t len)
+{
+    char w[3][512];
+    int nw = 0;
+    const double rh = d0->rlagr[2];
+    if (dk->kz[14] > 0 && d0->rtide > 0.0 && d0->rtide < rh)
+        snprintf(w[nw++], sizeof w[0], "warning: the tidal radius %.3g is inside the half-mass "
+                 "radius %.3g (N-body units): most bodies start beyond it and escape within a few "
+                 "crossing times%s", d0->rtide, rh,
+                 dk->kz[14] == 2 ? "; a weaker field (smaller GMG, larger RG0) or a smaller RBAR "
+                                   "puts it outside" : "");
+    if (dk->has_binpop && dk->nbin0 > 0 && dk->kz[8] != 4 && dk->semi0 > rh)
+        snprintf(w[nw++], sizeof w[0], "warning: SEMI0 = %g (N-body units, the widest "
+                 "binaries) is larger than the half-mass radius %.3g: such pairs are not binaries "
+                 "of this cluster and come apart at once", dk->semi0, rh);
+    for (int k = 0; k < nw; k++) {
+        fprintf(stderr, "nbody6c: %s\n", w[k]);
+        size_t used = strlen(header);
+        snprintf(header + used, len - used, "%s%s", used && header[used - 1] != '\n' ? "\n" : "", w[k]);
+    }
+}
+
 /* The deck's "accepted, not active" and "diagnostics only" notes go to the
  * log, and once to stderr, where a user reads them before the run goes on. */
 static void print_notes(const char *notes)
@@ -800,6 +829,7 @@ int run_deck(const deck *deck_in, const run_options *o)
     char source[4200], header[4096];
     snprintf(source, sizeof source, "deck %s", strcmp(o->deck_path, "-") ? o->deck_path : "(standard input)");
     header_notes(dk, deck_in->zmbar, o, header, sizeof header);
+    start_warnings(dk, &c.d, header, sizeof header);
     if (runlog_open(&c.lg, dir, c.s, source, header, err, sizeof err) == 0) {
         ledger_start(&c.s->led, ks_pending_inconsistency(c.s, c.s->time));
         runlog_check(&c.lg, c.s, &c.d, NULL, 1);

@@ -182,6 +182,103 @@ static void issue14(const char *dir, const char *deck)
           "(exit %d): %s", rc, out);
 }
 
+/* Runs `deck_text` (CPU backend, to t = 0.5 at most); the exit status, the
+ * output in out. */
+static int run_text(const char *dir, const char *name, const char *deck_text)
+{
+    char path[600], cmd[2048];
+    snprintf(path, sizeof path, "%s/%s.deck", dir, name);
+    write_file(path, deck_text);
+    snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --force --snapshots off --out %s/%s-run %s", NBODY6C_BIN,
+             dir, name, path);
+    return sh(cmd);
+}
+
+/* good_deck with up to three lines replaced, then `tail` appended. */
+static void variant(char *buf, size_t len, const char *const rep[][2], int nrep, const char *tail)
+{
+    char a[4096], b[4096];
+    snprintf(a, sizeof a, "%s", good_deck);
+    for (int k = 0; k < nrep; k++) {
+        char *at = strstr(a, rep[k][0]);
+        if (!at) continue;
+        snprintf(b, sizeof b, "%.*s%s%s", (int)(at - a), a, rep[k][1], at + strlen(rep[k][0]));
+        snprintf(a, sizeof a, "%s", b);
+    }
+    snprintf(buf, len, "%s%s", a, tail);
+}
+
+/* Values that used to run silently wrong: each is refused with its line,
+ * noted, or warned about. */
+static void silent_cases(const char *dir)
+{
+    static const char *qes[] = {"0.0", "-1e-3", "10.0", "1e20"};
+    for (int k = 0; k < 4; k++) {
+        char line3[128], text[4096];
+        snprintf(line3, sizeof line3, "0.02 0.01 0.3 0.25 0.25 0.5 %s 1.0 0.5\n", qes[k]);
+        const char *rep[][2] = {{"0.02 0.01 0.3 0.25 0.25 0.5 2.0D-04 1.0 0.5\n", line3}};
+        variant(text, sizeof text, rep, 1, "");
+        int rc = run_text(dir, "qe", text);
+        CHECK(rc == 2 && strstr(out, "qe.deck:3: QE:") && strstr(out, "(0, 0.1]"),
+              "QE = %s is refused (exit %d) naming line 3 and the valid range: %.200s", qes[k], rc, out);
+    }
+    char text[4096];
+    {
+        const char *rep[][2] = {{"0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1",
+                                 "0 0 0 1 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1"},
+                                {"0.5 0.0 0.0 0.0 0.25", "0.5 0.0 0.0 2.0 0.25"}};
+        variant(text, sizeof text, rep, 2, "");
+        int rc = run_text(dir, "rtide", text);
+        CHECK(rc == 0 && strstr(out, "RTIDE 2 (line 8) is not used with KZ(14) = 1"),
+              "RTIDE given with KZ(14) = 1: a note says it is not used (exit %d): %.300s", rc, out);
+    }
+    {
+        const char *rep[][2] = {{"0 0 0 0 1 0 0 0 0 0", "0 0 0 0 1 0 0 1 0 0"}};
+        variant(text, sizeof text, rep, 1, "0.005 -1.0 1.0 100.0 0 0 0\n");
+        int rc = run_text(dir, "nbin0", text);
+        CHECK(rc == 0 && strstr(out, "KZ(8) = 1 with NBIN0 = 0: no primordial binaries"),
+              "KZ(8) = 1 with NBIN0 = 0: a note says no binaries are made (exit %d): %.300s", rc, out);
+    }
+    {
+        const char *rep[][2] = {{"0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1",
+                                 "0 0 0 0 0 0 0 0 0 6\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1"}};
+        variant(text, sizeof text, rep, 1, "");
+        int rc = run_text(dir, "kroupa-eq", text);
+        CHECK(rc == 0 && strstr(out, "KZ(20) = 6 with ALPHAS = 1: equal masses"),
+              "KZ(20) = 6 with ALPHAS = 1: a note says equal masses, as NBODY6 (exit %d): %.300s", rc, out);
+    }
+    {
+        /* 64 bodies of 0.5 Msun at 1 kpc from 1e11 Msun: RTIDE ~0.2 in N-body units */
+        const char *rep[][2] = {{"0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1",
+                                 "0 0 0 2 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1"}};
+        variant(text, sizeof text, rep, 1, "1.0E11 1.0\n");
+        int rc = run_text(dir, "tide-in", text);
+        CHECK(rc == 0 && strstr(out, "warning: the tidal radius") && strstr(out, "inside the half-mass radius"),
+              "a tidal radius inside the half-mass radius is warned about (exit %d): %.300s", rc, out);
+    }
+    {
+        const char *rep[][2] = {{"0 0 0 0 1 0 0 0 0 0", "0 0 0 0 1 0 0 1 0 0"},
+                                {"1.0 1.0 1.0 0 0 0.002 0.0 5.0", "1.0 1.0 1.0 4 0 0.002 0.0 5.0"}};
+        variant(text, sizeof text, rep, 2, "10.0 -1.0 1.0 100.0 0 0 0\n");
+        int rc = run_text(dir, "wide", text);
+        CHECK(rc == 0 && strstr(out, "warning: SEMI0 = 10") && strstr(out, "half-mass radius"),
+              "binaries wider than the half-mass radius are warned about (exit %d): %.300s", rc, out);
+    }
+    {
+        /* KZ(14) = 2 and KZ(8) = 1 without the GMG RG0 line: the binaries'
+         * line is read in its place, and the message says so */
+        const char *rep[][2] = {{"0 0 0 0 1 0 0 0 0 0", "0 0 0 0 1 0 0 1 0 0"},
+                                {"0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1",
+                                 "0 0 0 2 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1"}};
+        variant(text, sizeof text, rep, 2, "0.005 -1.0 1.0 100.0 0 0 0\n");
+        int rc = run_text(dir, "nogmg", text);
+        CHECK(rc == 2 && strstr(out, "nogmg.deck:12: RG0") && strstr(out, "was read as KZ(14) = 2's line GMG RG0") &&
+                  strstr(out, "0.005 -1.0"),
+              "KZ(14) = 2 without its GMG RG0 line: the error names the line read in its place (exit %d): %.300s",
+              rc, out);
+    }
+}
+
 int main(void)
 {
     char dir[] = "/tmp/nbody6c-cli-XXXXXX";
@@ -278,6 +375,7 @@ int main(void)
     CHECK(sh(cmd) == 2 && strstr(out, "--energy-probe"), "--energy-probe -1 exits 2 naming it: %s", out);
 
     issue14(dir, deck);
+    silent_cases(dir);
 
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     (void)!system(cmd);
