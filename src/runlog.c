@@ -69,6 +69,7 @@ void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval 
     double rdc = sqrt(d->xd[0] * d->xd[0] + d->xd[1] * d->xd[1] + d->xd[2] * d->xd[2]);
     ks_summary ks;
     ks_summarise(s, &ks);
+    if (r->row_as_comment) fputs("# repeated (KZ(2) = 2), this check failed: ", r->log);
     fprintf(r->log, "%10.5f %13.10f %13.10f %13.10f %11.3e %11.3e %8.5f %9.3e %9.5f %5d %9.5f %9.5f %9.5f %9.5f %9.5f %7.2f %12lld %11lld %9.2f %9.2f %9.2f %9.2f %8lld %8lld %11lld %6d %13.6e %11.3e %10.2e %10.2e %10.2e %10.2e %10.2e %6lld %6lld %10.2e %10.3e %7d %13.6e %10.2e\n",
             d->t, e, d->kin, d->pot, r->de_last, (e - r->e0) / fabs(r->e0), d->qvir, rdc, d->rc, d->nc,
             d->rlagr[2], d->rlagr[0], d->rlagr[1], d->rlagr[2], d->rlagr[3], d->nbmean,

@@ -17,6 +17,7 @@ typedef struct runlog {
     double wall0;        /* wall clock at the start of the integration */
     int team_min;        /* the smallest OpenMP team of the run (0: not followed) */
     int team_changes;    /* how often the team changed size (team.h) */
+    int row_as_comment;  /* the next check's row is written as a "# " comment */
     /* ---- restarts and early stops (checkpoint.h, runctl.h) ---- */
     const char *stop_reason; /* summary.json "stop_reason"; NULL: "tcrit" (finished) */
 } runlog;

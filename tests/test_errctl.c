@@ -126,6 +126,22 @@ static void test_repeat_recovers(void)
     double de = fabs(json_num(sum, "de_rel"));
     CHECK(de < 1.8e-8 * 1.1, "its energy error is the repeated interval's (|dE/E| %.3e)", de);
     free(sum);
+    /* the failed checks' rows are comments: the data rows' times rise */
+    snprintf(path, sizeof path, "%s/log.txt", run);
+    char *log = io_read(path, NULL);
+    int rows = 0, rising = 1, failed = log ? count(log, "# repeated (KZ(2) = 2), this check failed:") : 0;
+    double tprev = -1.0;
+    for (char *l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        if (*l == '#' || *l == '\n') continue;
+        double t = atof(l);
+        rising &= t > tprev;
+        tprev = t;
+        rows++;
+    }
+    CHECK(log && rows == 2 && rising && failed == 2,
+          "log.txt: 2 data rows (t = 0, 0.25) rising in t, the 2 failed checks as comments (%d rows, %d "
+          "comments)", rows, failed);
+    free(log);
 }
 
 /* KZ(2) = 2 set by a restart deck, the run continued into a new folder:
