@@ -39,14 +39,14 @@ CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=s
              -gencode arch=compute_90,code=compute_90
 NVFLAGS   ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra,-fopenmp --expt-relaxed-constexpr
 
-LIB_SRC   := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard src/reg/*.c) $(wildcard gpunb/*.c) $(wildcard gpuirr/*.c)
+LIB_SRC   := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard src/reg/*.c) $(wildcard src/sse/*.c) $(wildcard gpunb/*.c) $(wildcard gpuirr/*.c)
 CU_SRC    := $(if $(filter 1,$(CUDA)),$(wildcard gpunb/*.cu),)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o)
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-HEADERS   := $(wildcard src/*.h src/reg/*.h gpunb/*.h gpuirr/*.h tests/*.h)
+HEADERS   := $(wildcard src/*.h src/reg/*.h src/sse/*.h gpunb/*.h gpuirr/*.h tests/*.h)
 
 ifeq ($(CUDA),1)
 CPPFLAGS  += -DHAVE_CUDA

@@ -1,0 +1,117 @@
+/* sse.h — single-star evolution (SSE: Hurley, Pols & Tout 2000, MNRAS 315,
+ * 543, "HPT00" below) as NBODY6 runs it under KZ(19) = 3: the analytic
+ * fits of every phase with their metallicity-dependent coefficients, winds,
+ * remnants, and the update scheme (the next update time, mass lost over a
+ * step).  A leaf layer: it includes nothing else of the project.
+ *
+ * Units everywhere: Msun, Rsun, Lsun, Myr (ages, times); wind rates in
+ * Msun/yr; spin angular momentum in Msun Rsun^2 / yr.
+ *
+ * Types KW (HPT00 section 1): 0 MS M < ~0.7 (deeply convective), 1 MS,
+ * 2 Hertzsprung gap, 3 first giant branch, 4 core He burning, 5 early AGB,
+ * 6 thermally pulsing AGB, 7 naked He MS, 8 He Hertzsprung gap, 9 He giant
+ * branch, 10 He WD, 11 CO WD, 12 ONe WD, 13 NS, 14 BH, 15 massless remnant.
+ * docs/SSE.md states the choices NBODY6 makes and which this code makes. */
+#ifndef NBODY6C_SSE_H
+#define NBODY6C_SSE_H
+
+/* NBODY6's data.f range for ZMET, the range of HPT00's fits. */
+#define SSE_ZMIN 1.0e-4
+#define SSE_ZMAX 0.03
+
+enum {
+    SSE_LMMS = 0, SSE_MS = 1, SSE_HG = 2, SSE_GB = 3, SSE_CHEB = 4,
+    SSE_EAGB = 5, SSE_TPAGB = 6, SSE_HEMS = 7, SSE_HEHG = 8, SSE_HEGB = 9,
+    SSE_HEWD = 10, SSE_COWD = 11, SSE_ONEWD = 12, SSE_NS = 13, SSE_BH = 14,
+    SSE_MASSLESS = 15
+};
+
+/* The metallicity-dependent constants (NBODY6's zcnsts: ZPARS and the
+ * /MSCFF/, /GBCFF/ coefficient blocks), 1-based as HPT00's lists. */
+typedef struct sse_consts {
+    double z;           /* the metallicity in use (after clamping) */
+    double zpars[21];   /* [1] Mhook [2] MHeF [3] MFGB [4] Mup [5] Mec ... */
+    double msp[201];    /* main-sequence fit coefficients */
+    double gbp[201];    /* giant-branch / He-burning fit coefficients */
+} sse_consts;
+
+/* Time scales and characteristic luminosities of a star of a given type
+ * and mass (NBODY6's star.f: TM, TN, TSCLS, LUMS, GB), 1-based. */
+typedef struct sse_tscales {
+    double tm, tn;      /* MS lifetime, nuclear time (Mc = M) */
+    double t[21];       /* [1] tBGB [2] tHeI [3] tHe [4..12] GB/AGB t_inf, t_x
+                           [13] tTP [14] t(Mc,max) */
+    double l[11];       /* [1] LZAMS [2] LTMS [3] LBGB [4] LHeI [5] LHe ... */
+    double gb[11];      /* giant-branch core-mass-luminosity parameters */
+} sse_tscales;
+
+/* What the star is at an age: the output of one HR-diagram evaluation. */
+typedef struct sse_hr {
+    int kw;
+    double m0, mt;      /* effective initial mass, current mass */
+    double age;         /* age (may be reset, e.g. to 0 at WD formation) */
+    double mc, lum, rad, rc;
+    double menv, renv, k2;  /* convective envelope mass, radius; gyration k^2 */
+} sse_hr;
+
+/* The evolution state one star carries (per body in the coupling; a later
+ * binary-evolution layer reads spin, core and envelope). */
+typedef struct sse_star {
+    int kw;             /* type 0..15 */
+    double m0;          /* effective initial mass (rejuvenated by winds on MS/HG/HeMS) */
+    double mzams;       /* initial mass as set at start (never changes) */
+    double mass, mc;    /* current mass, core mass */
+    double lum, rad, rc;
+    double menv, renv, k2;
+    double epoch;       /* Myr: age = t - epoch */
+    double tlast;       /* time of the last update (NBODY6's TEV0), Myr */
+    double tnext;       /* time of the next update (NBODY6's TEV), Myr */
+    double jspin;       /* spin angular momentum */
+} sse_star;
+
+/* What one update did. */
+typedef struct sse_change {
+    int kw_old, kw_new;
+    double dm;          /* mass lost (Msun, >= 0 for winds and remnant formation) */
+    double t;           /* the time reached */
+} sse_change;
+
+/* (a) Metallicity: clamp to [SSE_ZMIN, SSE_ZMAX] as NBODY6's data.f does
+ * (a Z <= 0 becomes SSE_ZMIN); *clamped says whether it changed. */
+double sse_clamp_z(double z, int *clamped);
+/* Fill the constants for metallicity z (clamped first). */
+void sse_zcnsts(sse_consts *c, double z);
+
+/* Time scales of a star of type kw, effective initial mass m0, mass mt. */
+void sse_tscales_of(const sse_consts *c, int kw, double m0, double mt, sse_tscales *ts);
+/* The HR-diagram state at an age (NBODY6's hrdiag): hr->kw, m0, mt, age are
+ * input and are updated (a type change may reset them); ts must be the time
+ * scales of (kw, m0, mt) and is updated when the type changes. */
+void sse_hrdiag(const sse_consts *c, sse_tscales *ts, sse_hr *hr);
+/* Both in one: the state at age for (kw, m0, mt). */
+void sse_state(const sse_consts *c, int kw, double m0, double mt, double age, sse_hr *hr);
+
+/* (e) Wind mass-loss rate, Msun/yr (NBODY6's mlwind with its default
+ * mdflag = 1: HPT00 section 7.1); rl: Roche-lobe radius, 0 for a single star. */
+double sse_mlwind(const sse_consts *c, int kw, double lum, double rad, double mt,
+                  double mc, double rl);
+/* Magnetic braking spin-down rate (Msun Rsun^2 / yr^2), NBODY6's magbrk. */
+double sse_magbrk(int kw, double mt, double menv, double rad, double ospin);
+
+/* (b) A ZAMS star of mass m at time t (Myr) with the given epoch (NBODY6's
+ * EPOCH0: age = t - epoch), its spin and first update time set (instar.f). */
+void sse_init(const sse_consts *c, sse_star *s, double m, double t, double epoch);
+/* (d) The interval to the next update (Myr) from the star's state at
+ * s->tlast (NBODY6's trdot): mass and radius change by a bounded fraction. */
+double sse_trdot(const sse_consts *c, const sse_star *s);
+/* (c) One update at s->tnext (NBODY6's mdot.f for a single star): winds over
+ * the step (limited to 2 % of the mass and the envelope), rejuvenation,
+ * the new state and remnant formation, the next update time. */
+void sse_update(const sse_consts *c, sse_star *s, sse_change *ch);
+/* (c) All updates due up to time t; returns the mass lost. */
+double sse_evolve(const sse_consts *c, sse_star *s, double t);
+
+/* Effective temperature (K) from L and R. */
+double sse_teff(double lum, double rad);
+
+#endif
