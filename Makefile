@@ -21,7 +21,9 @@ BIN       ?= bin
 OPT       ?= -O3
 CFLAGS    ?= $(OPT) -g
 CFLAGS    += -std=c11 -Wall -Wextra -fopenmp -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -ffp-contract=off
-CPPFLAGS  += -Isrc -Isrc/reg -Igpunb -Igpuirr
+# every include is written with its folder: "core/sim.h", "gpunb/gpunb.h";
+# which folder may include which is scripts/check-layers' table
+CPPFLAGS  += -Isrc -I.
 LDLIBS    += -lm
 LDFLAGS   += -fopenmp
 
@@ -39,14 +41,15 @@ CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=s
              -gencode arch=compute_90,code=compute_90
 NVFLAGS   ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra,-fopenmp --expt-relaxed-constexpr
 
-LIB_SRC   := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard src/reg/*.c) $(wildcard src/sse/*.c) $(wildcard gpunb/*.c) $(wildcard gpuirr/*.c)
+LAYERS    := common sse core reg integ io ic app
+LIB_SRC   := $(filter-out src/app/main.c,$(wildcard $(LAYERS:%=src/%/*.c))) $(wildcard gpunb/*.c) $(wildcard gpuirr/*.c)
 CU_SRC    := $(if $(filter 1,$(CUDA)),$(wildcard gpunb/*.cu),)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o)
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-HEADERS   := $(wildcard src/*.h src/reg/*.h src/sse/*.h gpunb/*.h gpuirr/*.h tests/*.h)
+HEADERS   := $(wildcard $(LAYERS:%=src/%/*.h) gpunb/*.h gpuirr/*.h tests/*.h)
 
 ifeq ($(CUDA),1)
 CPPFLAGS  += -DHAVE_CUDA
@@ -80,7 +83,7 @@ $(BUILD)/libnbody6c.a: $(LIB_OBJ)
 	@rm -f $@
 	$(call say,AR,$@)ar rcs $@ $^
 
-$(BIN)/nbody6c: $(BUILD)/src/main.o $(BUILD)/libnbody6c.a
+$(BIN)/nbody6c: $(BUILD)/src/app/main.o $(BUILD)/libnbody6c.a
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "gpuirr.h"
-#include "gpuirr_simd.h"
+#include "gpuirr/gpuirr.h"
+#include "gpuirr/gpuirr_simd.h"
 
 enum { NBMAX = 400, NB_LO = 50, NB_HI = 100 };
 

@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
-#include "gpunb.h"
+#include "gpunb/gpunb.h"
 #ifdef HAVE_CUDA
-#include "gpunb_cuda.h"
+#include "gpunb/gpunb_cuda.h"
 #endif
 
 #define NBMAX 400

@@ -21,9 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gpuirr.h"
-#include "gpunb.h"
-#include "predict.h"
+#include "gpuirr/gpuirr.h"
+#include "gpunb/gpunb.h"
+#include "common/predict.h"
 
 enum { NBMAX = 400, NB_LO = 50, NB_HI = 100, REPS = 7 };
 

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "../tests/simutil.h"
-#include "ks.h"
-#include "ks_state.h"
+#include "reg/ks.h"
+#include "reg/ks_state.h"
 
 static void one_run(const char *what, const char *deckpath, int planted, int ks_off, double tend,
                     double wallcap)

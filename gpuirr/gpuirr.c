@@ -4,8 +4,8 @@
  * scalar backend; an explicit path fails with a message when the CPU lacks
  * it. */
 #include <stdio.h>
-#include "gpuirr_impl.h"
-#include "gpuirr_simd.h"
+#include "gpuirr/gpuirr_impl.h"
+#include "gpuirr/gpuirr_simd.h"
 
 gpuirr *gpuirr_open(int nmax, int nbmax, gpuirr_simd simd, char *err, size_t errlen)
 {

@@ -4,7 +4,7 @@
 #ifndef NBODY6C_GPUIRR_IMPL_H
 #define NBODY6C_GPUIRR_IMPL_H
 
-#include "gpuirr.h"
+#include "gpuirr/gpuirr.h"
 
 typedef struct gpuirr_ops {
     const char *name;

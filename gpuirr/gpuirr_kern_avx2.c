@@ -9,7 +9,7 @@
  * coordinate differences, float sums per lane, the 12-bit rsqrt plus one
  * Newton-Raphson step, lanes combined in double. */
 #include <immintrin.h>
-#include "gpuirr_simd.h"
+#include "gpuirr/gpuirr_simd.h"
 
 /* Sums the 8 lanes of v in double, in a fixed order. */
 static double lanes_sum(__m256 v)

@@ -9,7 +9,7 @@
  * coordinate differences, float sums per lane, rsqrt14 plus one
  * Newton-Raphson step, lanes combined in double. */
 #include <immintrin.h>
-#include "gpuirr_simd.h"
+#include "gpuirr/gpuirr_simd.h"
 
 /* Sums the 16 lanes of v in double, in a fixed order (so results do not
  * depend on anything but the inputs). */

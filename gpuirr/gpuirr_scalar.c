@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gpuirr_impl.h"
-#include "pairterm.h"
-#include "predict.h"
+#include "gpuirr/gpuirr_impl.h"
+#include "common/pairterm.h"
+#include "common/predict.h"
 
 typedef struct scalar_irr {
     struct gpuirr base; /* first member: gpuirr.c dispatches through it */

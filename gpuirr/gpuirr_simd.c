@@ -43,9 +43,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "gpuirr_simd.h"
-#include "parallel.h"
-#include "predict.h"
+#include "gpuirr/gpuirr_simd.h"
+#include "common/parallel.h"
+#include "common/predict.h"
 
 /* pred_act predicts the union of the active bodies and their lists.  When
  * sum over the block of (1 + nnb) passes this fraction of the used slots it

@@ -17,7 +17,7 @@
 #ifndef NBODY6C_GPUIRR_SIMD_H
 #define NBODY6C_GPUIRR_SIMD_H
 
-#include "gpuirr_impl.h"
+#include "gpuirr/gpuirr_impl.h"
 
 enum { GPUIRR_REC = 16,       /* floats per predicted record */
        GPUIRR_LIST_PAD = 16,  /* widest SIMD width: lists are padded to it */

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gpunb_impl.h"
+#include "gpunb/gpunb_impl.h"
 
 /* The CPU backends: the SIMD one where the CPU has AVX2 + FMA, else the
  * double-precision reference (which --gpu=ref also asks for). */

@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gpunb_cpu_lanes.h"
-#include "gpunb_impl.h"
-#include "pairterm.h"
-#include "predict.h"
+#include "gpunb/gpunb_cpu_lanes.h"
+#include "gpunb/gpunb_impl.h"
+#include "common/pairterm.h"
+#include "common/predict.h"
 
 typedef struct cpu_nb {
     struct gpunb base; /* first member: gpunb.c dispatches through it */

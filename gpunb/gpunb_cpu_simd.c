@@ -38,9 +38,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
-#include "gpunb_impl.h"
-#include "gpunb_simd.h"
-#include "predict.h"
+#include "gpunb/gpunb_impl.h"
+#include "gpunb/gpunb_simd.h"
+#include "common/predict.h"
 
 enum { JSLICE = 4096 }; /* multiple of every SIMD width */
 enum { FAR_MIN_NI = 32, FAR_MIN_NJ = 8192 }; /* from which a call uses the far test */

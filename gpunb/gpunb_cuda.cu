@@ -41,8 +41,8 @@
 #include <stdint.h>
 
 extern "C" {
-#include "gpunb_impl.h"
-#include "gpunb_cuda.h"
+#include "gpunb/gpunb_impl.h"
+#include "gpunb/gpunb_cuda.h"
 }
 
 #define NGROUP 4            /* j-groups: the unit of work of one GPU (so at most 4 GPUs) */

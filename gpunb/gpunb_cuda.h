@@ -4,7 +4,7 @@
 #ifndef NBODY6C_GPUNB_CUDA_H
 #define NBODY6C_GPUNB_CUDA_H
 
-#include "gpunb.h"
+#include "gpunb/gpunb.h"
 
 #ifdef __cplusplus
 extern "C" {

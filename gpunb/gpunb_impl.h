@@ -4,7 +4,7 @@
 #ifndef NBODY6C_GPUNB_IMPL_H
 #define NBODY6C_GPUNB_IMPL_H
 
-#include "gpunb.h"
+#include "gpunb/gpunb.h"
 
 typedef struct gpunb_ops {
     const char *name;

@@ -7,7 +7,7 @@
  * for steps whose j-bodies are all too far to be neighbours (gpunb_simd.h,
  * GPUNB_FAR_MARGIN). */
 #include <immintrin.h>
-#include "gpunb_simd.h"
+#include "gpunb/gpunb_simd.h"
 
 /* Adds the 8 float lanes of v to the 8 double lanes of (lo, hi). */
 static inline void flush(__m256 *v, __m256d *lo, __m256d *hi)

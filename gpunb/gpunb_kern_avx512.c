@@ -7,7 +7,7 @@
  * skipped for steps whose j-bodies are all too far to be neighbours
  * (gpunb_simd.h, GPUNB_FAR_MARGIN). */
 #include <immintrin.h>
-#include "gpunb_simd.h"
+#include "gpunb/gpunb_simd.h"
 
 /* Adds the 16 float lanes of v to the 16 double lanes of (lo, hi). */
 static inline void flush(__m512 *v, __m512d *lo, __m512d *hi)

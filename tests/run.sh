@@ -1,13 +1,15 @@
 #!/bin/sh
 # Runs every test program of the given build folders (default: build) and
-# counts the "ok" / "not ok" lines they print.  A program that crashes or
+# counts the "ok" / "not ok" lines they print, after scripts/check-layers
+# (which folder of src/ may include which).  A program that crashes or
 # exits nonzero without a failed check counts as one failure.  Ends with
 # "N passed, M failed" alone on the last line.
 [ $# -eq 0 ] && set -- build
 pass=0; fail=0; skip=0
 log=$(mktemp)
-for dir in "$@"; do
-    for t in "$dir"/tests/test_*; do
+for dir in scripts "$@"; do
+    if [ "$dir" = scripts ]; then tests=scripts/check-layers; else tests="$dir"/tests/test_*; fi
+    for t in $tests; do
         [ -x "$t" ] || continue
         echo "== $t"
         start=$(date +%s)

@@ -5,11 +5,11 @@
 
 #include <math.h>
 #include <string.h>
-#include "checks.h"
-#include "deck.h"
-#include "ic.h"
-#include "run.h"
-#include "sim.h"
+#include "integ/checks.h"
+#include "io/deck.h"
+#include "ic/ic.h"
+#include "app/run.h"
+#include "core/sim.h"
 
 /* The 1k sample deck's parameters (input/plummer-eq-1024-t2.deck). */
 static inline void deck_defaults(deck *d, int n)

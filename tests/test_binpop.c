@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
-#include "ks.h"
-#include "ks_state.h"
+#include "reg/ks.h"
+#include "reg/ks_state.h"
 #include "simutil.h"
 
 #define ALPHA 1e-6

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "chain.h"
+#include "reg/chain.h"
 #include "check.h"
 
 /* ---- helpers ---------------------------------------------------------------- */

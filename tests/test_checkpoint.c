@@ -11,12 +11,12 @@
 #include <limits.h>
 #include <math.h>
 #include "check.h"
-#include "checkpoint.h"
+#include "io/checkpoint.h"
 #include "iotest.h"
-#include "ks.h"
-#include "ks_state.h"
+#include "reg/ks.h"
+#include "reg/ks_state.h"
 #include "simutil.h"
-#include "snapshot.h"
+#include "io/snapshot.h"
 
 /* ---- in memory -------------------------------------------------------------- */
 

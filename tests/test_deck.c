@@ -7,7 +7,7 @@
  * the C compiler converts for the expected literal, and both round correctly,
  * so the doubles are identical (a D exponent is only a spelling of E). */
 #include "check.h"
-#include "deck.h"
+#include "io/deck.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -21,14 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "escape.h"
-#include "ic.h"
+#include "integ/escape.h"
+#include "ic/ic.h"
 #include "iotest.h"
-#include "block.h"
-#include "ks.h"
-#include "ks_state.h"
+#include "integ/block.h"
+#include "reg/ks.h"
+#include "reg/ks_state.h"
 #include "simutil.h"
-#include "startup.h"
+#include "integ/startup.h"
 
 /* A numeric field of summary.json ("key": value). */
 static double summary_value(const char *dir, const char *key)

@@ -15,8 +15,8 @@
 #include <omp.h>
 #endif
 #include "check.h"
-#include "gpunb.h"
-#include "gpuirr.h"
+#include "gpunb/gpunb.h"
+#include "gpuirr/gpuirr.h"
 
 typedef double vec3[3];
 

@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "gpuirr.h"
-#include "gpuirr_simd.h"
+#include "gpuirr/gpuirr.h"
+#include "gpuirr/gpuirr_simd.h"
 
 enum { NBODY = 4000, NBMAX = 650, NREP = 6 };
 

@@ -22,9 +22,9 @@
 #include <string.h>
 #include <omp.h>
 #include "check.h"
-#include "gpunb.h"
+#include "gpunb/gpunb.h"
 #ifdef HAVE_CUDA
-#include "gpunb_cuda.h"
+#include "gpunb/gpunb_cuda.h"
 #endif
 
 #define JBEG 3

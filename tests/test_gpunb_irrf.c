@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "gpuirr.h"
-#include "gpunb.h"
-#include "predict.h"
+#include "gpuirr/gpuirr.h"
+#include "gpunb/gpunb.h"
+#include "common/predict.h"
 
 #define JBEG 3
 #define NJ 5000

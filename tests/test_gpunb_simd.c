@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "gpunb.h"
-#include "gpunb_cpu_lanes.h"
-#include "gpunb_impl.h"
-#include "gpunb_simd.h"
+#include "gpunb/gpunb.h"
+#include "gpunb/gpunb_cpu_lanes.h"
+#include "gpunb/gpunb_impl.h"
+#include "gpunb/gpunb_simd.h"
 
 enum { N = 10000, NBMAX = 300, NI = 1500, NFEW = 3 };
 

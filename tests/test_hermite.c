@@ -31,11 +31,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "block.h"
+#include "integ/block.h"
 #include "check.h"
-#include "hermite.h"
-#include "ic.h"
-#include "predict.h"
+#include "core/hermite.h"
+#include "ic/ic.h"
+#include "common/predict.h"
 #include "simutil.h"
 
 #define TOL_ULPS 64.0

@@ -13,7 +13,7 @@
 #include <omp.h>
 #endif
 #include "check.h"
-#include "ic.h"
+#include "ic/ic.h"
 
 typedef struct { double s, c; } kahan;
 

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "ic.h"
-#include "snapshot.h"
+#include "ic/ic.h"
+#include "io/snapshot.h"
 
 /* ------------------------------------------------ the reference Kroupa IMF
  * Kroupa (2001), as NBODY6's imfbd.f: xi(m) proportional to m^-0.3 on

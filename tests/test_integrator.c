@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "block.h"
+#include "integ/block.h"
 #include "check.h"
-#include "hermite.h"
-#include "predict.h"
+#include "core/hermite.h"
+#include "common/predict.h"
 #include "simutil.h"
 
 /* ---- Hermite order with a fixed shared step (two-body, e = 0.5) -------- */

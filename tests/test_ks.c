@@ -11,15 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "block.h"
-#include "forces.h"
-#include "predict.h"
+#include "integ/block.h"
+#include "core/forces.h"
+#include "common/predict.h"
 #include "check.h"
-#include "ks.h"
-#include "ks_integrate.h"
-#include "ks_state.h"
-#include "ks_stumpff.h"
-#include "ks_transform.h"
+#include "reg/ks.h"
+#include "reg/ks_integrate.h"
+#include "reg/ks_state.h"
+#include "reg/ks_stumpff.h"
+#include "reg/ks_transform.h"
 #include "simutil.h"
 
 /* ---- analytic Kepler orbit ------------------------------------------------ */

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
-#include "checkpoint.h"
-#include "checks.h"
-#include "snapshot.h"
-#include "ks.h"
-#include "ks_state.h"
+#include "io/checkpoint.h"
+#include "integ/checks.h"
+#include "io/snapshot.h"
+#include "reg/ks.h"
+#include "reg/ks_state.h"
 #include "simutil.h"
 
 typedef struct outcome {

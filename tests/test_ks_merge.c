@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
-#include "checkpoint.h"
-#include "checks.h"
-#include "ks.h"
-#include "ks_state.h"
-#include "snapshot.h"
+#include "io/checkpoint.h"
+#include "integ/checks.h"
+#include "reg/ks.h"
+#include "reg/ks_state.h"
+#include "io/snapshot.h"
 #include "simutil.h"
 
 #define NFIELD 8

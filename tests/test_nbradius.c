@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "check.h"
-#include "gpunb.h"
-#include "nbradius.h"
-#include "sim.h"
+#include "gpunb/gpunb.h"
+#include "core/nbradius.h"
+#include "core/sim.h"
 
 /* one body's state and the globals nbradius.c reads */
 typedef struct {

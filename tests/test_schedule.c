@@ -9,9 +9,9 @@
 #include <string.h>
 #include <omp.h>
 #include "check.h"
-#include "ic.h"
-#include "schedule.h"
-#include "sim.h"
+#include "ic/ic.h"
+#include "core/schedule.h"
+#include "core/sim.h"
 
 enum { CAP = 50000 };
 

@@ -6,10 +6,10 @@
 #include <math.h>
 #include <hdf5.h>
 #include "check.h"
-#include "ks.h"
+#include "reg/ks.h"
 #include "iotest.h"
 #include "simutil.h"
-#include "snapshot.h"
+#include "io/snapshot.h"
 
 /* ---- round trip in memory ------------------------------------------------ */
 

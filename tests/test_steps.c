@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include "check.h"
 #include "simutil.h"
-#include "steps.h"
+#include "core/steps.h"
 
 static void test_aarseth(void)
 {

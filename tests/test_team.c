@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "team.h"
+#include "app/team.h"
 
 #ifndef TEAM_DATA
 #define TEAM_DATA "tests/data/team"

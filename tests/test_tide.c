@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include "check.h"
 #include "simutil.h"
-#include "tide.h"
+#include "core/tide.h"
 
 /* ---- constants -------------------------------------------------------------- */
 

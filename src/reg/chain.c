@@ -26,7 +26,7 @@
  * shortens the step during a light pair's approach anyway (tested with a
  * mass ratio of 500 in test_chain.c); logH keeps the exact Kepler orbit that
  * TTL would give up.  */
-#include "chain.h"
+#include "reg/chain.h"
 #include <float.h>
 #include <math.h>
 #include <stdio.h>

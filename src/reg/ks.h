@@ -12,8 +12,8 @@
 #define NBODY6C_KS_H
 
 #include <stdio.h>
-#include "deck.h"
-#include "sim.h"
+#include "io/deck.h"
+#include "core/sim.h"
 
 /* Allocates the KS state of s (s->ks).  Returns 0 or -1 (err). */
 int ks_open(sim *s, const deck *d, char *err, size_t errlen);

@@ -7,8 +7,8 @@
  * time. */
 #include <math.h>
 #include <stdio.h>
-#include "ks.h"
-#include "ks_state.h"
+#include "reg/ks.h"
+#include "reg/ks_state.h"
 
 static double udotup(const ks_orbit *o)
 {

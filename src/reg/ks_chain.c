@@ -27,9 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ks.h"
-#include "ks_state.h"
-#include "predict.h"
+#include "reg/ks.h"
+#include "reg/ks_state.h"
+#include "common/predict.h"
 
 #define CHAIN_STEP_BUDGET 2000000 /* chain steps before a bound chain is ended anyway */
 #define CHAIN_PAUSE 0.001   /* no new chain for this long after one ended (TIME_CH) */

@@ -10,9 +10,9 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#include "ks_integrate.h"
-#include "ks_stumpff.h"
-#include "ks_transform.h"
+#include "reg/ks_integrate.h"
+#include "reg/ks_stumpff.h"
+#include "reg/ks_transform.h"
 
 static double dot4(const double a[4], const double b[4])
 {

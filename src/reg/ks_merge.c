@@ -43,9 +43,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ks.h"
-#include "ks_state.h"
-#include "ks_transform.h"
+#include "reg/ks.h"
+#include "reg/ks_state.h"
+#include "reg/ks_transform.h"
 
 #define MERGE_MARGIN 1.1   /* stability margin at the merge (Block/impact.f) */
 #define SPLIT_GAMMA 0.1    /* a merged pair perturbed beyond this splits (reset.f) */

@@ -17,12 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "forces.h"
-#include "ic.h"
-#include "ks.h"
-#include "ks_state.h"
-#include "ks_transform.h"
-#include "steps.h"
+#include "core/forces.h"
+#include "ic/ic.h"
+#include "reg/ks.h"
+#include "reg/ks_state.h"
+#include "reg/ks_transform.h"
+#include "core/steps.h"
 
 #define GHOST_DT 1e30       /* a ghost's step: never due */
 #define GHOST_X 1e12        /* a ghost's distance: on no list, no force */

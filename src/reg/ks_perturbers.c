@@ -4,8 +4,8 @@
  * whole periods an unperturbed pair may skip. */
 #include <math.h>
 #include <string.h>
-#include "ks_state.h"
-#include "predict.h"
+#include "reg/ks_state.h"
+#include "common/predict.h"
 
 static double dot3(const double a[3], const double b[3])
 {

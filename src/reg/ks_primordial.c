@@ -18,8 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ks.h"
-#include "ks_state.h"
+#include "reg/ks.h"
+#include "reg/ks_state.h"
 
 static double dot3(const double a[3], const double b[3])
 {

@@ -9,9 +9,9 @@
 
 #include <math.h>
 #include <stdint.h>
-#include "chain.h"
-#include "ks_integrate.h"
-#include "sim.h"
+#include "reg/chain.h"
+#include "reg/ks_integrate.h"
+#include "core/sim.h"
 
 typedef struct ks_pair {
     ks_orbit o;          /* relative motion of component 1 - component 2 */

@@ -13,7 +13,7 @@
  * primordial binaries (test_ks checks it against the series summed in
  * long double). */
 #include <math.h>
-#include "ks_stumpff.h"
+#include "reg/ks_stumpff.h"
 
 /* 1 / ((k + 1)(k + 2)), k = 0..50 */
 static const double inv_kk[51] = {

@@ -1,7 +1,7 @@
 /* ks_transform.c — the KS matrix and the maps u <-> q, u' <-> qdot
  * (ALGORITHMS.md §10.1, NBODY6's ksinit.f/kspred.f conventions). */
 #include <math.h>
-#include "ks_transform.h"
+#include "reg/ks_transform.h"
 
 void ks_q_of_u(const double u[4], double q[3])
 {

@@ -7,7 +7,7 @@
  * state and any remnant; the spin; the next update time (sse_trdot.c). */
 #include <math.h>
 #include "sse/sse.h"
-#include "sse_internal.h"
+#include "sse/sse_internal.h"
 
 #define K3 0.21             /* k^2 of the core */
 #define AURSUN 214.95       /* Rsun per AU */

@@ -8,7 +8,7 @@
  * (section 6.3), and the convective envelope (sse_mrenv.c). */
 #include <math.h>
 #include "sse/sse.h"
-#include "sse_internal.h"
+#include "sse/sse_internal.h"
 
 #define MLP 12.0            /* mass above which the HG radius ends at Rmin */
 #define TAUMIN 5.0e-8       /* below it the tau^beta terms are dropped (underflow) */

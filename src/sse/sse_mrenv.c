@@ -4,7 +4,7 @@
  * does).  Binary evolution (tides, magnetic braking) reads them. */
 #include <math.h>
 #include "sse/sse.h"
-#include "sse_internal.h"
+#include "sse/sse_internal.h"
 
 /* k^2 of the envelope of a giant-like star (GB and AGB, also CHeB), joined
  * continuously to its BGB value. */

@@ -6,7 +6,7 @@
  * sse_hrdiag.c. */
 #include <math.h>
 #include "sse/sse.h"
-#include "sse_internal.h"
+#include "sse/sse_internal.h"
 
 /* Radius of a degenerate core (Tout et al. 1997 eq 17) without the
  * small-mass cases: the cores of giants and the WD they become. */

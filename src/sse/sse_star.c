@@ -5,7 +5,7 @@
  * core would reach the whole mass) that bounds the update steps. */
 #include <math.h>
 #include "sse/sse.h"
-#include "sse_internal.h"
+#include "sse/sse_internal.h"
 
 /* The asymptotic time t_inf1 of a core-growth phase starting at time t0
  * with luminosity l0 on the low-L branch of the L-Mc relation (eq 40). */

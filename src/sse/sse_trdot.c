@@ -6,7 +6,7 @@
  * below 100 yr.  0 when the type changes at the current time. */
 #include <math.h>
 #include "sse/sse.h"
-#include "sse_internal.h"
+#include "sse/sse_internal.h"
 
 #define PTS1 0.05
 #define PTS2 0.02

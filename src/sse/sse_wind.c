@@ -7,7 +7,7 @@
  * and the Vink/Belczynski rates (mdflag >= 3) are off, as in NBODY6. */
 #include <math.h>
 #include "sse/sse.h"
-#include "sse_internal.h"
+#include "sse/sse_internal.h"
 
 #define NETA 0.5        /* Reimers coefficient */
 #define BWIND 0.0       /* companion-enhanced wind factor (Tout & Eggleton 1988) */

@@ -5,7 +5,7 @@
  * clamping of Z to NBODY6's range. */
 #include <math.h>
 #include "sse/sse.h"
-#include "sse_internal.h"
+#include "sse/sse_internal.h"
 
 /* The published coefficients (HPT00 Appendix; the same numbers SSE and
  * NBODY6 ship): for each fit parameter the coefficients of the powers of

@@ -4,7 +4,7 @@
  * Pure functions of mass (and L, core mass) at a fixed metallicity. */
 #include <math.h>
 #include "sse/sse.h"
-#include "sse_internal.h"
+#include "sse/sse_internal.h"
 
 /* ---- main sequence ------------------------------------------------------ */
 

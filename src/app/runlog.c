@@ -1,0 +1,277 @@
+/* runlog.c — the run's log, progress line and summary.json.  Files are
+ * written to a temporary name and renamed, so a summary is whole or absent. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <omp.h>
+#include "reg/ks.h"
+#include "app/runlog.h"
+#include "common/version.h"
+
+int runlog_open(runlog *r, const char *dir, const sim *s, const char *source,
+                const char *notes, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/log.txt", dir);
+    r->log = fopen(path, "w");
+    if (!r->log) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    FILE *f = r->log;
+    fprintf(f, "# nbody6c %s\n# %s\n", NBODY6C_VERSION, source);
+    fprintf(f, "# N %d  NNBMAX %d  NBMAX %d  ETAI %g  ETAR %g  RS0 %g  DTADJ %g  DELTAT %g  TCRIT %g  SMAX %g  KZ(40) %d\n",
+            s->n, s->p.nnbmax0, s->nbmax, s->p.etai, s->p.etar, s->p.rs0, s->p.dtadj,
+            s->p.deltat, s->p.tcrit, s->p.smax, s->p.kz40);
+    fprintf(f, "# backends: gpunb %s, gpuirr %s, %d threads\n", gpunb_backend(s->nb),
+            gpuirr_backend(s->irr), omp_get_max_threads());
+    if (notes && notes[0]) {
+        const char *p = notes;
+        while (*p) {
+            const char *e = strchr(p, '\n');
+            int len = e ? (int)(e - p) : (int)strlen(p);
+            fprintf(f, "# %.*s\n", len, p);
+            p += len + (e ? 1 : 0);
+        }
+    }
+    /* KS columns last (ks_form .. e_tide): tools that read the first columns keep working */
+    fprintf(f, "#%9s %13s %13s %13s %11s %11s %8s %9s %9s %5s %9s %9s %9s %9s %9s %7s %12s %11s %9s %9s %9s %9s %8s %8s %11s %6s %13s %11s %10s %10s %10s %10s %10s %6s %6s %10s %10s %7s %13s %10s\n",
+            "t", "E", "T", "W", "dE", "dE_cum", "Q", "r_dc", "rc", "nc", "rh", "r1%", "r10%",
+            "r50%", "r90%", "<nnb>", "steps_irr", "steps_reg", "wall", "wall_reg", "wall_irr", "wall_rest",
+            "ks_form", "ks_term", "ks_steps", "n_hard", "ebin", "e_tide",
+            "dE_rest", "dE_ksform", "dE_ksterm", "dE_kspend", "dE_tide", "ch_beg", "ch_end",
+            "dE_chain", "e_chain", "n_merge", "e_merge", "dE_merge");
+    fflush(f);
+    return 0;
+}
+
+void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval *li, int first)
+{
+    double e = d->etot, norm = fmax(d->kin, fabs(e));
+    ledger_interval none = {0};
+    if (!li) li = &none;
+    if (first) {
+        r->e0 = r->eprev = e;
+        r->de_sum_abs = 0.0;
+        r->de_last = 0.0;
+    } else {
+        double de = e - r->eprev;
+        /* NBODY6's printed DE: the change over the interval relative to
+         * max(T, |E|) */
+        r->de_last = de / fmax(d->kin, fabs(e));
+        r->de_sum_abs += fabs(de / e);
+        r->eprev = e;
+    }
+    double wall = s->tm.total, rest = wall - s->tm.regular - s->tm.irregular;
+    double rdc = sqrt(d->xd[0] * d->xd[0] + d->xd[1] * d->xd[1] + d->xd[2] * d->xd[2]);
+    ks_summary ks;
+    ks_summarise(s, &ks);
+    if (r->row_as_comment) fputs("# repeated (KZ(2) = 2), this check failed: ", r->log);
+    fprintf(r->log, "%10.5f %13.10f %13.10f %13.10f %11.3e %11.3e %8.5f %9.3e %9.5f %5d %9.5f %9.5f %9.5f %9.5f %9.5f %7.2f %12lld %11lld %9.2f %9.2f %9.2f %9.2f %8lld %8lld %11lld %6d %13.6e %11.3e %10.2e %10.2e %10.2e %10.2e %10.2e %6lld %6lld %10.2e %10.3e %7d %13.6e %10.2e\n",
+            d->t, e, d->kin, d->pot, r->de_last, (e - r->e0) / fabs(r->e0), d->qvir, rdc, d->rc, d->nc,
+            d->rlagr[2], d->rlagr[0], d->rlagr[1], d->rlagr[2], d->rlagr[3], d->nbmean,
+            (long long)s->cnt.steps_irr, (long long)s->cnt.steps_reg, wall, s->tm.regular,
+            s->tm.irregular, rest, ks.formed, ks.terminated, ks.steps, ks.hard, ks.ebin_hard,
+            ks_energy_booked(s), li->rest / norm, li->ev[LED_KS_FORM] / norm,
+            li->ev[LED_KS_TERM] / norm, li->pending_change / norm, li->ev[LED_TIDE] / norm,
+            ks.chains_started, ks.chains_ended,
+            (li->ev[LED_CHAIN_START] + li->ev[LED_CHAIN_END]) / norm, ks.chain_energy,
+            ks.mergers, ks.emerge, (li->ev[LED_MERGE] + li->ev[LED_SPLIT]) / norm);
+    /* a check above QE names the interval's largest events */
+    if (!first && fabs(r->de_last) > s->p.qe && s->led.nitop > 0) {
+        fprintf(r->log, "# |dE| %.3e > QE at t = %g; largest events of the interval:\n",
+                fabs(r->de_last), d->t);
+        ledger_print_events(r->log, "#   ", s->led.itop, s->led.nitop, norm);
+    }
+    fflush(r->log);
+}
+
+/* The progress line redraws itself with '\r' on a terminal only; stderr
+ * redirected to a file gets a plain line at most once a minute (and the last
+ * one), so that a batch job's file shows progress without control codes. */
+#define PROGRESS_FILE_INTERVAL_S 60.0
+static int progress_on_screen;       /* a '\r' line is showing: end it before a message */
+static double progress_next_file_line;
+
+void runlog_progress_break(void)
+{
+    if (progress_on_screen) fputc('\n', stderr);
+    progress_on_screen = 0;
+}
+
+void runlog_progress(const runlog *r, const sim *s, const diag *d)
+{
+    if (r->quiet) return;
+    double wall = s->tm.total;
+    double frac = s->p.tcrit > 0 ? d->t / s->p.tcrit : 1.0;
+    double eta = frac > 0 ? wall * (1.0 - frac) / frac : 0.0;
+    char line[256];
+    snprintf(line, sizeof line, "t = %.4g of %.4g   wall %.1f s   ETA %.1f s   dE/E %.2e", d->t,
+             s->p.tcrit, wall, eta, (d->etot - r->e0) / fabs(r->e0));
+    if (isatty(fileno(stderr))) {
+        fprintf(stderr, "\r%s   ", line);
+        progress_on_screen = frac < 1.0;
+        if (!progress_on_screen) fputc('\n', stderr);
+    } else {
+        double now = omp_get_wtime();
+        if (frac < 1.0 && now < progress_next_file_line) return;
+        progress_next_file_line = now + PROGRESS_FILE_INTERVAL_S;
+        fprintf(stderr, "%s\n", line);
+    }
+    fflush(stderr);
+}
+
+int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d,
+                   char *err, size_t errlen)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
+        return -1;
+    }
+    long nnbsum = 0;
+    for (int i = s->ifirst; i < s->ntot; i++) nnbsum += s->nnb[i];
+    fprintf(f, "{\n");
+    fprintf(f, "  \"version\": \"%s\",\n", NBODY6C_VERSION);
+    fprintf(f, "  \"n\": %d,\n", s->n);
+    fprintf(f, "  \"n_zero\": %d,\n", s->nzero);
+    fprintf(f, "  \"mass\": %.17g,\n", s->mtot);
+    fprintf(f, "  \"n_escaped\": %d,\n", s->n_escaped);
+    fprintf(f, "  \"m_escaped\": %.17g,\n", s->m_escaped);
+    fprintf(f, "  \"e_escaped\": %.17g,\n", s->e_escaped);
+    fprintf(f, "  \"tidal_field\": %d,\n", s->tide.kind);
+    fprintf(f, "  \"rtide\": %.17g,\n", d->rtide);
+    fprintf(f, "  \"etide\": %.17g,\n", d->etide);
+    /* t_end: where the run ended (TCRIT, or the block time of an early stop);
+     * the energies and radii are those of the last check, at t_measured */
+    fprintf(f, "  \"t_end\": %.17g,\n", s->time);
+    fprintf(f, "  \"t_measured\": %.17g,\n", d->t);
+    fprintf(f, "  \"e0\": %.17g,\n", r->e0);
+    fprintf(f, "  \"e_end\": %.17g,\n", d->etot);
+    fprintf(f, "  \"de_rel\": %.17g,\n", (d->etot - r->e0) / fabs(r->e0));
+    fprintf(f, "  \"de_sum_abs\": %.17g,\n", r->de_sum_abs);
+    fprintf(f, "  \"virial_ratio\": %.17g,\n", d->qvir);
+    fprintf(f, "  \"rc\": %.17g,\n", d->rc);
+    fprintf(f, "  \"rh\": %.17g,\n", d->rlagr[2]);
+    fprintf(f, "  \"lagrangian_radii\": {\"0.01\": %.10g, \"0.1\": %.10g, \"0.5\": %.10g, \"0.9\": %.10g},\n",
+            d->rlagr[0], d->rlagr[1], d->rlagr[2], d->rlagr[3]);
+    fprintf(f, "  \"steps_irregular\": %lld,\n", (long long)s->cnt.steps_irr);
+    fprintf(f, "  \"steps_regular\": %lld,\n", (long long)s->cnt.steps_reg);
+    fprintf(f, "  \"blocks\": %lld,\n", (long long)s->cnt.blocks);
+    fprintf(f, "  \"list_overflow_retries\": %lld,\n", (long long)s->cnt.nb_overflow_retries);
+    fprintf(f, "  \"mean_neighbours\": %.10g,\n", (double)nnbsum / (s->ntot - s->ifirst));
+    fprintf(f, "  \"wall_s\": %.6g,\n", s->tm.total);
+    fprintf(f, "  \"wall_startup_s\": %.6g,\n", s->tm.startup);
+    fprintf(f, "  \"wall_regular_s\": %.6g,\n", s->tm.regular);
+    fprintf(f, "  \"wall_irregular_s\": %.6g,\n", s->tm.irregular);
+    /* where the block steps' wall time went, and how often the schedule was
+     * refilled (a restart rebuilds the schedule, so that count may differ) */
+    fprintf(f, "  \"wall_profile_s\": {\"schedule\": %.4g, \"predict\": %.4g, \"irregular_force\": %.4g, "
+               "\"irregular_corrector\": %.4g, \"regular_force\": %.4g, \"new_list_irregular\": %.4g, "
+               "\"regular_corrector\": %.4g, \"send\": %.4g, \"ks\": %.4g, \"schedule_fills\": %lld},\n",
+            s->tm.p_sched, s->tm.p_predict, s->tm.p_firr, s->tm.p_corr, s->tm.p_regf, s->tm.p_firr_new,
+            s->tm.p_corr_reg, s->tm.p_send, s->tm.p_ks, (long long)s->cnt.schedule_fills);
+    fprintf(f, "  \"blocks_regular\": %lld,\n", (long long)s->cnt.blocks_regular);
+    fprintf(f, "  \"threads\": %d,\n", omp_get_max_threads());
+    fprintf(f, "  \"team_smallest\": %d,\n", r->team_min > 0 ? r->team_min : omp_get_max_threads());
+    fprintf(f, "  \"team_changes\": %d,\n", r->team_changes);
+    fprintf(f, "  \"gpunb_backend\": \"%s\",\n", gpunb_backend(s->nb));
+    fprintf(f, "  \"gpuirr_backend\": \"%s\",\n", gpuirr_backend(s->irr));
+    /* ---- KS regularisation (ks.h): ebin is the hard binaries' binding energy ---- */
+    ks_summary ks;
+    ks_summarise(s, &ks);
+    fprintf(f, "  \"ks_formed\": %lld,\n  \"ks_terminated\": %lld,\n  \"ks_steps\": %lld,\n",
+            ks.formed, ks.terminated, ks.steps);
+    fprintf(f, "  \"ks_pairs\": %d,\n  \"hard_binaries\": %d,\n  \"ebin\": %.17g,\n", ks.pairs,
+            ks.hard, ks.ebin_hard);
+    fprintf(f, "  \"ks_etide\": %.17g,\n", ks_energy_booked(s));
+    fprintf(f, "  \"chains_started\": %lld,\n  \"chains_ended\": %lld,\n  \"chain_steps\": %lld,\n"
+               "  \"chain_members\": %d,\n", ks.chains_started, ks.chains_ended, ks.chain_steps,
+            ks.chain_members);
+    fprintf(f, "  \"mergers_formed\": %lld,\n  \"mergers_split\": %lld,\n  \"mergers\": %d,\n"
+               "  \"emerge\": %.17g,\n", ks.merged, ks.splits, ks.mergers, ks.emerge);
+    fprintf(f, "  \"ks_partial_made\": %lld,\n  \"ks_partial_flushed\": %lld,\n", ks.partial_made,
+            ks.partial_flushed);
+    /* ---- where the energy went (ledger.h), relative to |E0| ---- */
+    const ledger *L = &s->led;
+    double e0 = fabs(r->e0) > 0.0 ? fabs(r->e0) : 1.0;
+    fprintf(f, "  \"energy_ledger\": {\"exact_events\": %s, \"rest\": %.6e, \"ks_form\": %.6e, "
+               "\"ks_form_count\": %lld, \"ks_term\": %.6e, \"ks_term_count\": %lld, "
+               "\"ks_pending_change\": %.6e, \"tide_booked\": %.6e, \"tide_count\": %lld, "
+               "\"chain_start\": %.6e, \"chain_end\": %.6e, \"merge\": %.6e, \"split\": %.6e,\n",
+            L->exact ? "true" : "false", L->rest_total / e0, L->total[LED_KS_FORM] / e0,
+            (long long)L->total_count[LED_KS_FORM], L->total[LED_KS_TERM] / e0,
+            (long long)L->total_count[LED_KS_TERM], L->pending_change_total / e0,
+            L->total[LED_TIDE] / e0, (long long)L->total_count[LED_TIDE],
+            L->total[LED_CHAIN_START] / e0, L->total[LED_CHAIN_END] / e0,
+            L->total[LED_MERGE] / e0, L->total[LED_SPLIT] / e0);
+    fprintf(f, "    \"largest_events\": [");
+    for (int k = 0; k < L->ntop; k++) {
+        const ledger_event *ev = &L->top[k];
+        fprintf(f, "%s\n      {\"t\": %.10g, \"kind\": \"%s\", \"names\": [%d, %d], \"de_rel\": %.4e, "
+                   "\"a\": %.4e, \"e\": %.5f, \"gamma\": %.4e}",
+                k ? "," : "", ev->t, ledger_kind_name(ev->kind), ev->name1, ev->name2, ev->de / e0,
+                ev->a, ev->ecc, ev->gamma);
+    }
+    fprintf(f, "]},\n");
+    /* ---- early stops (runctl.h) ---- */
+    fprintf(f, "  \"finished\": %s,\n", r->stop_reason ? "false" : "true");
+    fprintf(f, "  \"stop_reason\": \"%s\",\n", r->stop_reason ? r->stop_reason : "tcrit");
+    fprintf(f, "  \"t_stop\": %.17g\n", s->time);
+    fprintf(f, "}\n");
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+void runlog_close(runlog *r)
+{
+    if (r->log) fclose(r->log);
+    r->log = NULL;
+}
+
+/* ---- restarts and early stops ---------------------------------------------- */
+
+int runlog_reopen(runlog *r, const char *dir, long long bytes)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/log.txt", dir);
+    FILE *f = fopen(path, "r+");
+    if (!f) return -1;
+    if (fseek(f, 0, SEEK_END) != 0 || ftell(f) < bytes || ftruncate(fileno(f), bytes) != 0 ||
+        fseek(f, 0, SEEK_END) != 0) {
+        fclose(f);
+        return -1;
+    }
+    r->log = f;
+    return 0;
+}
+
+void runlog_note(runlog *r, const char *fmt, ...)
+{
+    if (!r->log) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("# ", r->log);
+    vfprintf(r->log, fmt, ap);
+    fputc('\n', r->log);
+    va_end(ap);
+    fflush(r->log);
+}
+
+long long runlog_bytes(runlog *r)
+{
+    if (!r->log) return 0;
+    fflush(r->log);
+    return (long long)ftell(r->log);
+}

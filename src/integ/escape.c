@@ -1,0 +1,308 @@
+/* escape.c — escaper removal (KZ(23)): the candidates, the force
+ * corrections of the bodies that stay, the compaction of the slots and the
+ * energy booked (escape.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "integ/checks.h"
+#include "integ/escape.h"
+#include "reg/ks.h"
+#include "reg/ks_state.h"
+
+static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+double escape_radius(const sim *s)
+{
+    double rtide = tide_on(&s->tide) ? tide_radius(&s->tide, s->mtot) : 10.0 * s->rscale;
+    return 2.0 * rtide;
+}
+
+/* Ghosts (chain members but the first, merged inner pairs' second
+ * components) are no candidates: their system is, through its c.m. */
+static int excluded(const sim *s, int i) { return !(s->m[i] > 0.0); }
+
+/* The candidate's energy against the rest (per its mass times m), the
+ * nearest other body's distance and slot; x, v: every body predicted to
+ * s->time. */
+static double body_energy(const sim *s, int i, const vec3 *x, const vec3 *v, double *nearest,
+                          int *jnear)
+{
+    double phi = 0.0, dmin = INFINITY;
+    *jnear = -1;
+    for (int j = s->ifirst; j < s->ntot; j++) {
+        if (j == i || !(s->m[j] > 0.0)) continue;
+        double d[3] = {x[i][0] - x[j][0], x[i][1] - x[j][1], x[i][2] - x[j][2]};
+        double r = sqrt(dot3(d, d));
+        phi += s->m[j] / r;
+        if (r < dmin) {
+            dmin = r;
+            *jnear = j;
+        }
+    }
+    *nearest = dmin;
+    double e = s->m[i] * (0.5 * dot3(v[i], v[i]) - phi);
+    if (tide_on(&s->tide)) e += tide_potential_energy(&s->tide, s->m[i], x[i]);
+    return e;
+}
+
+/* The escaper at slot i leaves the force polynomials of the others: its
+ * force and jerk at the current time come off the part (irregular when it
+ * is on the list, else regular) and the predictor's total. */
+static void remove_force_of(sim *s, int i, const vec3 *x, const vec3 *v)
+{
+#pragma omp parallel for schedule(static)
+    for (int j = s->ifirst; j < s->ntot; j++) {
+        if (j == i || !(s->m[j] > 0.0)) continue;
+        double d[3] = {x[i][0] - x[j][0], x[i][1] - x[j][1], x[i][2] - x[j][2]};
+        double w[3] = {v[i][0] - v[j][0], v[i][1] - v[j][1], v[i][2] - v[j][2]};
+        double r2 = dot3(d, d), rv = dot3(d, w), mr3 = s->m[i] / (r2 * sqrt(r2));
+        double f[3], fd[3];
+        for (int c = 0; c < 3; c++) {
+            f[c] = mr3 * d[c];
+            fd[c] = mr3 * (w[c] - 3.0 * rv / r2 * d[c]);
+        }
+        int listed = ks_sorted_has(sim_list(s, j), s->nnb[j], i);
+        for (int c = 0; c < 3; c++) {
+            if (listed) {
+                s->fi[j][c] -= f[c];
+                s->fid[j][c] -= fd[c];
+            } else {
+                s->fr[j][c] -= f[c];
+                s->frd[j][c] -= fd[c];
+            }
+            s->a[j][c] -= f[c];
+            s->j[j][c] -= fd[c];
+        }
+    }
+}
+
+/* A single at slot i leaves: moved to the last slot past the c.m. bodies
+ * (each c.m. moves down one, as N does), dropped from every list. */
+static void compact_out(sim *s, int i)
+{
+    ks_state *ks = s->ks;
+    int *map = ks->map, *inv = ks->map + s->cap;
+    ks_labels_reset(s, map, inv);
+    for (int a = i; a < s->ntot - 1; a++) ks_swap_slots(s, a, a + 1, map, inv);
+    map[i] = -1; /* label i (the escaper) is named by no list any more */
+    s->mtot -= s->m[s->ntot - 1];
+    s->n--;
+    s->ntot--;
+    ks_relabel_all(s, map, -1, -1, -1, NULL);
+}
+
+static int remove_single(sim *s, int i, char *err, size_t errlen)
+{
+    vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
+    if (!x || !v) {
+        free(x);
+        free(v);
+        snprintf(err, errlen, "out of memory removing an escaper");
+        return -1;
+    }
+    sim_predict_all(s, x, v);
+    remove_force_of(s, i, (const vec3 *)x, (const vec3 *)v);
+    free(x);
+    free(v);
+    s->n_escaped++;
+    s->m_escaped += s->m[i];
+    compact_out(s, i);
+    return 0;
+}
+
+/* The slot of a physical body by name: a KS component, a single or a
+ * c.m. body (-1: none). */
+static int slot_of(const sim *s, int name)
+{
+    for (int i = 0; i < s->ntot; i++)
+        if (s->name[i] == name && s->m[i] > 0.0) return i;
+    return -1;
+}
+
+/* What an escaper is: the system leaves whole, each of its stars named. */
+enum { ESC_SINGLE, ESC_PAIR, ESC_MERGED, ESC_CHAIN };
+#define ESC_STARS CHAIN_NMAX /* a chain's members; a merged triple has 3, a quadruple 4 */
+typedef struct esc_system {
+    int kind, name;       /* its body's name at the test (the chain's c.m.: 0) */
+    int nstar, star[ESC_STARS];
+    double mstar[ESC_STARS];
+    double m, e, r;       /* mass, energy against the rest, distance */
+} esc_system;
+
+static void add_star(esc_system *q, int name, double m)
+{
+    if (q->nstar < ESC_STARS) {
+        q->star[q->nstar] = name;
+        q->mstar[q->nstar++] = m;
+    }
+}
+
+/* Pair k's component at slot c: a star, or a merged inner pair's two. */
+static void add_component(const sim *s, esc_system *q, int c)
+{
+    int g = s->name[c] < 0 ? ks_merger_at(s->ks, s, c) : -1;
+    if (g >= 0) {
+        add_star(q, s->ks->mg[g].name1, s->ks->mg[g].m1);
+        add_star(q, s->ks->mg[g].name2, s->ks->mg[g].m2);
+    } else {
+        add_star(q, s->name[c], s->m[c]);
+    }
+}
+
+/* Body j's distance from the density centre (x: predicted positions). */
+static double dist_from_centre(const sim *s, const vec3 *x, int j)
+{
+    double d[3] = {x[j][0] - s->xd[0], x[j][1] - s->xd[1], x[j][2] - s->xd[2]};
+    return sqrt(dot3(d, d));
+}
+
+/* The escaping systems at the current state (collected before any event
+ * moves slots). */
+static int find_escapers(sim *s, esc_system *sys)
+{
+    double resc = escape_radius(s), rmin10 = 10.0 * s->p.rmin;
+    vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
+    if (!x || !v) {
+        free(x);
+        free(v);
+        return -1;
+    }
+    sim_predict_all(s, x, v);
+    const ks_chain *ch = &s->ks->ch;
+    int ne = 0;
+    for (int i = s->ifirst; i < s->ntot; i++) {
+        double r = dist_from_centre(s, x, i);
+        if (!(r > resc) || excluded(s, i)) continue;
+        int jn;
+        double nearest, e = body_energy(s, i, (const vec3 *)x, (const vec3 *)v, &nearest, &jn);
+        /* an isolated cluster keeps bound bodies however far; a tidal field
+         * takes whatever is beyond 2 RTIDE (escape.f) */
+        if (!tide_on(&s->tide) && !(e > 0.0)) continue;
+        /* a close neighbour keeps a body (an encounter is not broken off),
+         * unless it is beyond the escape radius too: two stars too light
+         * for KS (a mass-weighted neighbour sphere can leave one off the
+         * other's list) drifted out together to 40 RTIDE, where one's
+         * empty list put the other's pull in its regular force, a step of
+         * 1/32 (roche-kroupa-4096-bin10, t = 332: 1.4e-3 of E) */
+        if (nearest < rmin10 && !(dist_from_centre(s, x, jn) > resc)) continue;
+        esc_system *q = &sys[ne++];
+        *q = (esc_system){.kind = ESC_SINGLE, .name = s->name[i], .m = s->m[i], .e = e, .r = r};
+        if (ch->active && i == ch->icm) {
+            q->kind = ESC_CHAIN;
+            for (int k = 0; k < ch->c.n; k++) add_star(q, (int)ch->c.id[k], ch->c.m[k]);
+        } else if (i >= s->n) {
+            int k = i - s->n;
+            q->kind = ks_pair_merged(s, k) ? ESC_MERGED : ESC_PAIR;
+            add_component(s, q, 2 * k);
+            add_component(s, q, 2 * k + 1);
+        } else {
+            add_star(q, s->name[i], s->m[i]);
+        }
+    }
+    free(x);
+    free(v);
+    return ne;
+}
+
+/* KS pair k ends at the current time as at any termination (its jump, the
+ * pair's pending inconsistency, into the ledger). */
+static int end_pair(sim *s, int k, char *err, size_t errlen)
+{
+    int n1 = s->name[2 * k], n2 = s->name[2 * k + 1];
+    int exact = s->ks->check_jumps || s->led.exact;
+    double e0 = exact ? ks_total_energy(s) : 0.0;
+    if (ks_terminate(s, k, s->time, err, errlen)) return -1;
+    ks_note_event(s, LED_KS_TERM, s->time, n1, n2, s->ks->last_jump, e0, s->ks->last_a, s->ks->last_ecc,
+                  s->ks->last_gamma);
+    return 0;
+}
+
+/* The system comes apart into single stars at the current time: a pair
+ * ends, a merged hierarchy splits (its inner pair back from the merger
+ * table, exact to rounding) and its pairs end, a chain ends.  These are
+ * the ordinary events, their own energy jumps in the ledger and in the
+ * next interval's dE as anywhere else; then every star is a single whose
+ * energy the removal measures and books. */
+static int dissolve(sim *s, const esc_system *q, char *err, size_t errlen)
+{
+    if (q->kind == ESC_CHAIN) {
+        if (ks_chain_end_escaper(s, s->time, err, errlen)) return -1;
+    } else if (q->kind == ESC_MERGED) {
+        int i = slot_of(s, q->name);
+        if (i < s->n) {
+            snprintf(err, errlen, "escaper: merged pair %d not found at t = %g", q->name, s->time);
+            return -1;
+        }
+        if (ks_split(s, i - s->n, s->time, err, errlen)) return -1;
+    }
+    /* what is still in a KS pair (the pair itself; a split's inner pair) */
+    for (int k = 0; k < q->nstar; k++) {
+        int i = slot_of(s, q->star[k]);
+        if (i < 0) {
+            snprintf(err, errlen, "escaper: star %d not found at t = %g", q->star[k], s->time);
+            return -1;
+        }
+        if (i < 2 * s->npairs && end_pair(s, i / 2, err, errlen)) return -1;
+    }
+    return 0;
+}
+
+int escape_remove(sim *s, escape_record *rec, int maxrec, char *err, size_t errlen)
+{
+    if (!s->ks) {
+        snprintf(err, errlen, "escaper removal needs the KS state");
+        return -1;
+    }
+    esc_system *sys = malloc(sizeof(esc_system) * (size_t)s->ntot);
+    if (!sys) {
+        snprintf(err, errlen, "out of memory looking for escapers");
+        return -1;
+    }
+    int ne = find_escapers(s, sys);
+    if (ne <= 0) {
+        free(sys);
+        if (ne < 0) snprintf(err, errlen, "out of memory looking for escapers");
+        return ne;
+    }
+    /* one-component list entries end before slots move (ks_partial.c) */
+    if (ks_partial_flush(s, s->time, err, errlen)) {
+        free(sys);
+        return -1;
+    }
+    int nrec = 0;
+    for (int q = 0; q < ne; q++) {
+        /* one record per star, with its share of the system's energy (so
+         * that each line's v_inf is the system's) */
+        for (int k = 0; k < sys[q].nstar; k++, nrec++)
+            if (nrec < maxrec)
+                rec[nrec] = (escape_record){s->time, sys[q].star[k], sys[q].nstar, sys[q].mstar[k],
+                                            sys[q].e * sys[q].mstar[k] / sys[q].m, sys[q].r};
+        if (sys[q].kind != ESC_SINGLE && dissolve(s, &sys[q], err, errlen)) {
+            free(sys);
+            return -1;
+        }
+    }
+    /* every escaper is single stars now: the energy of the whole before
+     * and after their removal, the difference booked (their kinetic,
+     * mutual, tidal and binding energy with the rest, nothing else) */
+    double e_before = checks_energy(s);
+    for (int q = 0; q < ne; q++)
+        for (int k = 0; k < sys[q].nstar; k++) {
+            int i = slot_of(s, sys[q].star[k]);
+            if (i < s->ifirst || i >= s->n) {
+                snprintf(err, errlen, "escaper: star %d is no single at t = %g", sys[q].star[k], s->time);
+                free(sys);
+                return -1;
+            }
+            if (remove_single(s, i, err, errlen)) {
+                free(sys);
+                return -1;
+            }
+        }
+    free(sys);
+    s->mmean = s->mtot / s->n;
+    s->e_escaped += e_before - checks_energy(s);
+    memset(s->ks->dirty, 0, (size_t)s->cap);
+    return nrec;
+}
