@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
+#include "io/setup.h"
 #include "reg/ks.h"
 #include "reg/ks_state.h"
 #include "simutil.h"
@@ -365,7 +366,7 @@ static void test_dormant(void)
         same_m &= fabs(b.m[i] - r.m[i]) <= 1e-15 * r.m[i];
         for (int c = 0; c < 3; c++) wx = fmax(wx, fabs(b.x[i][c] - r.x[i][c]));
     }
-    CHECK(same_m && wx < 1e-13 && ic_primordial_pairs(&d) == 0,
+    CHECK(same_m && wx < 1e-13 && setup_primordial_pairs(&d) == 0,
           "IDORM 1: %d bodies, the model's (x off by %.1e), no KS pairs to start", b.n, wx);
     deck d1 = d;
     d1.ratio = 1.0;
@@ -678,7 +679,7 @@ static void test_file_pairs(void)
     run_options o = quiet_cpu_options();
     sim *s = rc ? NULL : run_start(&f, g.n, g.m, (const double(*)[3])g.x, (const double(*)[3])g.v,
                                    &o, NULL, err, sizeof err);
-    CHECK(s && ic_primordial_pairs(&f) == 20 && s->npairs == 20 && g.n == b.n,
+    CHECK(s && setup_primordial_pairs(&f) == 20 && s->npairs == 20 && g.n == b.n,
           "KZ(8) = 0, KZ(22) = 3, NBIN0 = 20: the file's first 20 pairs start as KS pairs (%d)%s%s",
           s ? s->npairs : -1, s ? "" : ": ", s ? "" : err);
     run_end(s);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "io/setup.h"
 #include "integ/block.h"
 #include "core/forces.h"
 #include "common/predict.h"
@@ -904,8 +905,9 @@ static void test_relabel_lists(rng *st)
         for (int k = 0; k < 3; k++) { x[i][k] = rng_uniform(st) - 0.5; v[i][k] = 0.0; }
     }
     char err[256];
-    sim *s = sim_create(&d, N, m, (const double (*)[3])x, (const double (*)[3])v, NBMAX, err, sizeof err);
-    if (!s || ks_open(s, &d, err, sizeof err)) {
+    sim *s = setup_sim(&d, N, m, (const double (*)[3])x, (const double (*)[3])v, NBMAX, err, sizeof err);
+    const ks_options ko = setup_ks(&d);
+    if (!s || ks_open(s, &ko, err, sizeof err)) {
         CHECK(0, "relabelling: set-up (%s)", err);
         sim_free(s);
         return;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include "check.h"
 #include "simutil.h"
+#include "io/setup.h"
 #include "core/steps.h"
 
 static void test_aarseth(void)
@@ -84,9 +85,9 @@ static sim *quiet_body_sim(int n, double smax)
     double (*x)[3] = calloc((size_t)n, sizeof *x), (*v)[3] = calloc((size_t)n, sizeof *v);
     for (int i = 0; i < n; i++) { m[i] = 1.0 / n; x[i][0] = i; }
     char err[200];
-    sim *s = sim_create(&d, n, m, (const double (*)[3])x, (const double (*)[3])v, 8, err, sizeof err);
+    sim *s = setup_sim(&d, n, m, (const double (*)[3])x, (const double (*)[3])v, 8, err, sizeof err);
     free(m); free(x); free(v);
-    if (!s) { fprintf(stderr, "sim_create: %s\n", err); return NULL; }
+    if (!s) { fprintf(stderr, "setup_sim: %s\n", err); return NULL; }
     int i = s->ifirst;
     for (int c = 0; c < 3; c++) {
         s->fi[i][c] = s->fid[i][c] = s->d2[i][c] = s->d3[i][c] = 0.0;

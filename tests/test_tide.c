@@ -15,8 +15,16 @@
 #include "check.h"
 #include "simutil.h"
 #include "core/tide.h"
+#include "io/setup.h"
 
 /* ---- constants -------------------------------------------------------------- */
+
+/* the field of a deck, as the run makes it */
+static int tide_from_deck(tide *td, const deck *d, char *err, size_t errlen)
+{
+    const tide_spec ts = setup_tide(d);
+    return tide_init(td, &ts, d->n, err, errlen);
+}
 
 static void test_constants(void)
 {
@@ -27,7 +35,7 @@ static void test_constants(void)
     d.kz[14] = 1;
     tide td;
     char err[256];
-    CHECK(tide_init(&td, &d, d.n, err, sizeof err) == 0, "KZ(14) = 1 accepted");
+    CHECK(tide_from_deck(&td, &d, err, sizeof err) == 0, "KZ(14) = 1 accepted");
     /* the N-body time unit in s: sqrt(R^3 / (G M)), R = 3 pc, M = 600 Msun */
     double G = 6.67428e-8, msun = 1.989e33, pc = 3.0856776e18, kpc = 1000.0 * pc;
     double R = 3.0 * pc, M = 600.0 * msun, tu = sqrt(R * R * R / (G * M));
@@ -48,13 +56,13 @@ static void test_constants(void)
     d.kz[14] = 2;
     d.gmg = 1.0e11;
     d.rg0 = 8.5;
-    CHECK(tide_init(&td, &d, d.n, err, sizeof err) == 0, "KZ(14) = 2 accepted");
+    CHECK(tide_from_deck(&td, &d, err, sizeof err) == 0, "KZ(14) = 2 accepted");
     double Rg = 8.5 * kpc, w = sqrt(G * 1.0e11 * msun / (Rg * Rg * Rg)) * tu;
     CHECK(fabs(td.t1 / (3 * w * w) - 1) < 1e-12 && fabs(td.t3 / (-w * w) - 1) < 1e-12 &&
               fabs(td.t4 / (2 * w) - 1) < 1e-12,
           "KZ(14) = 2: 3 W^2, -W^2, 2 W for W^2 = G M_gal / R_G^3 (W = %.6e)", w);
     d.kz[14] = 3;
-    CHECK(tide_init(&td, &d, d.n, err, sizeof err) != 0, "KZ(14) = 3 refused: %s", err);
+    CHECK(tide_from_deck(&td, &d, err, sizeof err) != 0, "KZ(14) = 3 refused: %s", err);
 }
 
 /* ---- Hill's problem ------------------------------------------------------------ */

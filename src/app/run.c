@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <omp.h>
+#include "io/setup.h"
 #include "integ/block.h"
 #include "integ/checks.h"
 #include "integ/escape.h"
@@ -107,11 +108,12 @@ static int open_libraries(sim *s, const run_options *o, char *err, size_t errlen
 sim *run_start(const deck *dk, int n, const double *m, const double (*x)[3],
                const double (*v)[3], const run_options *o, diag *d0, char *err, size_t errlen)
 {
-    sim *s = sim_create(dk, n, m, x, v, o->nbmax, err, errlen);
+    sim *s = setup_sim(dk, n, m, x, v, o->nbmax, err, errlen);
     if (!s) return NULL;
     s->p.ks_off = o->ks_off; /* KS: before the start-up */
     s->led.exact = o->energy_audit;
-    if (ks_open(s, dk, err, errlen)) goto fail; /* KS */
+    const ks_options ko = setup_ks(dk);
+    if (ks_open(s, &ko, err, errlen)) goto fail; /* KS */
     if (open_libraries(s, o, err, errlen)) goto fail;
     s->bs = block_create(s);
     if (!s->bs) {
@@ -748,9 +750,10 @@ static void header_notes(const deck *dk, double deck_zmbar, const run_options *o
     units_text(dk, deck_zmbar, dk->n, units, sizeof units);
     tide td;
     char terr[256];
-    if (dk->kz[14] > 0 && tide_init(&td, dk, dk->n, terr, sizeof terr) == 0) {
+    const tide_spec ts = setup_tide(dk);
+    if (dk->kz[14] > 0 && tide_init(&td, &ts, dk->n, terr, sizeof terr) == 0) {
         char t[400];
-        tide_describe(&td, dk, 1.0, t, sizeof t);
+        tide_describe(&td, &ts, 1.0, t, sizeof t);
         snprintf(field, sizeof field, "tidal field: %s\n", t);
     }
     snprintf(buf, len, "initial conditions: %s\n%s\n%s%s", ic, units, field, dk->notes);

@@ -1,4 +1,4 @@
-/* sim.c — allocation of a run's state and its parameters from the deck. */
+/* sim.c — allocation of a run's state. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -7,27 +7,6 @@
 #include <sys/mman.h>
 #include "common/predict.h"
 #include "core/sim.h"
-
-static void params_from_deck(params *p, const deck *d, int nbmax)
-{
-    p->etai = d->etai;
-    p->etar = d->etar;
-    p->rs0 = d->rs0;
-    p->dtadj = d->dtadj;
-    p->deltat = d->deltat;
-    p->tcrit = d->tcrit;
-    p->qe = d->qe;
-    p->smax = d->smax;
-    p->dtmin = d->dtmin;
-    p->rmin = d->rmin;
-    p->etau = d->etau;
-    p->eclose = d->eclose;
-    p->gmin = d->gmin;
-    p->gmax = d->gmax;
-    p->nnbmax0 = d->nnbmax;
-    p->kz40 = d->kz[40];
-    p->nbmax = nbmax > 0 ? nbmax : (d->nnbmax + 50 > 400 ? d->nnbmax + 50 : 400);
-}
 
 /* The per-body arrays are read at random (neighbours, block members) and
  * the lists span N x NBMAX ints (350 MB at 128k): on 4 kB pages nearly
@@ -55,12 +34,12 @@ static void advise_huge_pages(void *p, size_t bytes)
         advise_huge_pages((ptr), (size_t)(count) * sizeof *(ptr));               \
     } while (0)
 
-sim *sim_create(const deck *d, int n, const double *m, const double (*x)[3],
-                const double (*v)[3], int nbmax, char *err, size_t errlen)
+sim *sim_create(const params *p, const tide *td, int n, const double *m, const double (*x)[3],
+                const double (*v)[3], char *err, size_t errlen)
 {
     sim *s = calloc(1, sizeof *s);
     if (!s) goto nomem;
-    params_from_deck(&s->p, d, nbmax);
+    s->p = *p;
     s->n = n;
     s->nzero = n;
     s->npairs = 0;
@@ -91,19 +70,15 @@ sim *sim_create(const deck *d, int n, const double *m, const double (*x)[3],
         }
     }
     s->mmean = s->mtot / n;
-    s->nnbmax = d->nnbmax;
+    s->nnbmax = s->p.nnbmax0;
     s->znbmax = 0.9 * s->nnbmax;
     s->znbmin = 0.2 * s->nnbmax;
     s->smin = 2.0 * s->p.dtmin;
-    if (tide_init(&s->tide, d, n, err, errlen)) {
-        sim_free(s);
-        return NULL;
-    }
+    if (td) s->tide = *td;
     if (sim_coriolis_cache(s)) goto nomem;
     return s;
 nomem:
-    snprintf(err, errlen, "out of memory allocating %d bodies with lists of %d", n,
-             nbmax > 0 ? nbmax : 400);
+    snprintf(err, errlen, "out of memory allocating %d bodies with lists of %d", n, p->nbmax);
     sim_free(s);
     return NULL;
 }

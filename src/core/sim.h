@@ -22,17 +22,21 @@
  * rest, at t0r) parts as in ALGORITHMS.md §0; a/j hold the total
  * acceleration and jerk at t0 used by the predictor (NBODY6's 2F, 6FDOT).
  *
- * Which module writes what:
- *   startup.c    every polynomial, rs, dt, dtr at the start
- *   block.c      one block step: the correctors (hermite.c), steps
- *                (steps.c) and radii (nbradius.c) of the active bodies
- *   checks.c     energies and diagnostics at DTADJ/DELTAT, alpha, rsmin
+ * Which module writes what (docs/ARCHITECTURE.md, "State and who may
+ * change it"):
+ *   integ/startup.c   every polynomial, rs, dt, dtr at the start
+ *   integ/block.c     one block step: the correctors (hermite.c), steps
+ *                     (steps.c) and radii (nbradius.c) of the active bodies
+ *   reg/              new polynomials of the bodies a KS, chain or merger
+ *                     event touches (ks_init_bodies), slots moved
+ *   integ/escape.c    escapers removed, slots compacted
+ *   integ/checks.c    energies and diagnostics at DTADJ/DELTAT, alpha, rsmin
+ *   io/checkpoint.c   everything, at a restart
  */
 #ifndef NBODY6C_SIM_H
 #define NBODY6C_SIM_H
 
 #include <stdint.h>
-#include "io/deck.h"
 #include "gpunb/gpunb.h"
 #include "gpuirr/gpuirr.h"
 #include "core/ledger.h"
@@ -140,9 +144,11 @@ typedef struct sim {
 } sim;
 
 /* Allocates a run for n bodies (masses, positions, velocities copied) with
- * the deck's parameters.  Returns NULL with err on failure. */
-sim *sim_create(const deck *d, int n, const double *m, const double (*x)[3],
-                const double (*v)[3], int nbmax, char *err, size_t errlen);
+ * the parameters p (p->nbmax: the list capacity) and the tidal field td
+ * (NULL: none); io/setup.c makes both from a deck.  Returns NULL with err
+ * on failure. */
+sim *sim_create(const params *p, const tide *td, int n, const double *m, const double (*x)[3],
+                const double (*v)[3], char *err, size_t errlen);
 void sim_free(sim *s);
 /* Allocates the Coriolis cache when the tidal field is on and it is not
  * there yet (sim_create; a checkpoint whose XTRN section sets the field).

@@ -18,24 +18,24 @@ static const double OORT_A = 14.4, OORT_B = -12.0, RHO_LOCAL = 0.11;
 /* km/s/kpc in 1/s */
 static double per_second(double kms_per_kpc) { return kms_per_kpc * 1.0e5 / (1000.0 * PC_CM); }
 
-int tide_init(tide *td, const deck *d, int nbody, char *err, size_t errlen)
+int tide_init(tide *td, const tide_spec *sp, int nbody, char *err, size_t errlen)
 {
-    td->kind = d->kz[14];
+    td->kind = sp->kind;
     td->t1 = td->t3 = td->t4 = 0.0;
     if (td->kind == 0) return 0;
     if (td->kind != 1 && td->kind != 2) {
         snprintf(err, errlen, "KZ(14) = %d: only the linearised fields 1 and 2 are implemented", td->kind);
         return -1;
     }
-    double munit = d->zmbar * nbody; /* Msun */
-    if (!(d->rbar > 0.0) || !(munit > 0.0)) {
+    double munit = sp->zmbar * nbody; /* Msun */
+    if (!(sp->rbar > 0.0) || !(munit > 0.0)) {
         snprintf(err, errlen,
                  "KZ(14) = %d: the tidal field needs physical units: RBAR = %g pc and ZMBAR = %g Msun "
                  "must be positive",
-                 td->kind, d->rbar, d->zmbar);
+                 td->kind, sp->rbar, sp->zmbar);
         return -1;
     }
-    double runit = d->rbar * PC_CM;
+    double runit = sp->rbar * PC_CM;
     double nu2 = GM_SUN * munit / (runit * runit * runit); /* 1 / (N-body time unit)^2 in 1/s^2 */
     if (td->kind == 1) {
         double a = per_second(OORT_A), b = per_second(OORT_B);
@@ -45,8 +45,8 @@ int tide_init(tide *td, const deck *d, int nbody, char *err, size_t errlen)
         td->t4 = 2.0 * (a - b) / sqrt(nu2);
     } else {
         /* W^2 = G M_gal / R_G^3, in N-body units */
-        double r = d->rbar / (1000.0 * d->rg0);
-        double w2 = d->gmg / munit * r * r * r;
+        double r = sp->rbar / (1000.0 * sp->rg0);
+        double w2 = sp->gmg / munit * r * r * r;
         td->t1 = 3.0 * w2;
         td->t3 = -w2;
         td->t4 = 2.0 * sqrt(w2);
@@ -100,7 +100,7 @@ void tide_scale_start(const tide *td, int n, const double *m, double (*x)[3], do
         }
 }
 
-void tide_describe(const tide *td, const deck *d, double mtot, char *buf, size_t len)
+void tide_describe(const tide *td, const tide_spec *sp, double mtot, char *buf, size_t len)
 {
     if (!tide_on(td)) {
         snprintf(buf, len, "none (isolated cluster)");
@@ -115,5 +115,5 @@ void tide_describe(const tide *td, const deck *d, double mtot, char *buf, size_t
         snprintf(buf, len,
                  "KZ(14) = 2, point-mass galaxy GMG = %g Msun at RG0 = %g kpc: TIDAL(1) %.6g, "
                  "TIDAL(3) %.6g, TIDAL(4) %.6g, RTIDE %.6g",
-                 d->gmg, d->rg0, td->t1, td->t3, td->t4, tide_radius(td, mtot));
+                 sp->gmg, sp->rg0, td->t1, td->t3, td->t4, tide_radius(td, mtot));
 }

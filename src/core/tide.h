@@ -21,17 +21,23 @@
 #define NBODY6C_TIDE_H
 
 #include <stddef.h>
-#include "io/deck.h"
 
 typedef struct tide {
     int kind;           /* KZ(14): 0 none, 1 solar neighbourhood, 2 point-mass galaxy */
     double t1, t3, t4;  /* NBODY6's TIDAL(1), TIDAL(3), TIDAL(4), N-body units */
 } tide;
 
-/* The field of the deck's KZ(14) for a cluster of nbody bodies of mean mass
- * d->zmbar (Msun) at length unit d->rbar (pc).  Returns 0, or -1 with err
+/* What the field is made from: the deck's KZ(14), RBAR (pc), ZMBAR (Msun)
+ * and, for KZ(14) = 2, GMG (Msun) and RG0 (kpc) (io/setup.c). */
+typedef struct tide_spec {
+    int kind;
+    double rbar, zmbar, gmg, rg0;
+} tide_spec;
+
+/* The field of sp->kind for a cluster of nbody bodies of mean mass
+ * sp->zmbar (Msun) at length unit sp->rbar (pc).  Returns 0, or -1 with err
  * for a kind that is not implemented or units that cannot give one. */
-int tide_init(tide *td, const deck *d, int nbody, char *err, size_t errlen);
+int tide_init(tide *td, const tide_spec *sp, int nbody, char *err, size_t errlen);
 
 static inline int tide_on(const tide *td) { return td->kind > 0; }
 
@@ -56,6 +62,6 @@ void tide_scale_start(const tide *td, int n, const double *m, double (*x)[3], do
                       double w);
 
 /* One line describing the field for the log header. */
-void tide_describe(const tide *td, const deck *d, double mtot, char *buf, size_t len);
+void tide_describe(const tide *td, const tide_spec *sp, double mtot, char *buf, size_t len);
 
 #endif

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ic/ic.h"
+#include "io/setup.h"
 
 #define TWO_PI 6.283185307179586476925287
 #define AU_PER_PC 206259.591          /* binpop.f's conversion */
@@ -89,16 +90,6 @@ int ic_body_count(const deck *d)
 {
     const layout L = layout_of(d);
     return L.nbin * (L.dormant ? 1 : 2) + L.nsing;
-}
-
-int ic_primordial_pairs(const deck *d)
-{
-    if (d->nbin0 <= 0)
-        return 0;
-    if (d->kz[8] == 1 || d->kz[8] >= 3)
-        return d->idorm > 0 ? 0 : d->nbin0;
-    /* KZ(8) = 0 or 2: the first 2 NBIN0 bodies of a file are the pairs */
-    return d->kz[22] >= 2 ? d->nbin0 : 0;
 }
 
 /* NSKIP > 0: the c.m. masses are bodies 1, NSKIP + 2, 2 NSKIP + 3, ... of
@@ -260,7 +251,7 @@ void binpop_describe(const deck *d, char *buf, size_t len)
 {
     buf[0] = '\0';
     if (!binpop_on(d)) {
-        if (ic_primordial_pairs(d) > 0)
+        if (setup_primordial_pairs(d) > 0)
             snprintf(buf, len, ", the first %d pairs of the file as primordial binaries (NBIN0)",
                      d->nbin0);
         return;

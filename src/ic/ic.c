@@ -25,6 +25,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "io/setup.h"
 #include "ic/ic.h"
 #include "core/tide.h"
 #include "io/snapshot.h"
@@ -190,7 +191,8 @@ static int scale_with_tide(const deck *d, double *m, double (*x)[3], double (*v)
 {
     tide td;
     /* the mass unit is ZMBAR times the run's N, which binpop.c may change */
-    if (tide_init(&td, d, ic_body_count(d), err, errlen))
+    const tide_spec ts = setup_tide(d);
+    if (tide_init(&td, &ts, ic_body_count(d), err, errlen))
         return 1;
     tide_scale_start(&td, d->n, m, x, v, ic_potential(d->n, m, (const double(*)[3])x));
     return 0;

@@ -112,10 +112,7 @@ void ic_describe(const deck *d, const char *ic_file, char *buf, size_t len);
  *   deck's N, + NBIN0 with RATIO < 1 or imf2.f's pairs (N counted each
  *   binary once), - NBIN0 with IDORM > 0 and RATIO = 1; the arrays given to
  *   ic_make have this size.
- * ic_primordial_pairs: pairs (slots 2k, 2k+1, k < this) that the start-up
- *   regularises where their separation is below RMIN (start.f): the binpop
- *   binaries (none when dormant), or with KZ(8) = 0, 2 the first NBIN0 pairs
- *   of a KZ(22) >= 2 file.
+ * The pairs the start-up regularises: setup_primordial_pairs (io/setup.h).
  * binpop_make: from the scaled model (mm, mx, mv: the deck's N bodies, mm
  *   reordered in place by NSKIP) to the ic_body_count(d) bodies m, x, v:
  *   binaries first (components 2k, 2k+1), then the singles, c.m. at rest;
@@ -127,7 +124,6 @@ void ic_describe(const deck *d, const char *ic_file, char *buf, size_t len);
 int binpop_on(const deck *d);
 int binpop_imf_pairs(const deck *d);
 int ic_body_count(const deck *d);
-int ic_primordial_pairs(const deck *d);
 int binpop_make(const deck *d, double munit, const double *primary, double *mm,
                 const double (*mx)[3], const double (*mv)[3], double *m, double (*x)[3],
                 double (*v)[3], double *ebin0);

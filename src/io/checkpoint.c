@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "io/setup.h"
 #include "io/checkpoint.h"
 #include "io/durable.h"
 #include "reg/ks.h"
@@ -692,12 +693,12 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
                  h->n, h->npairs, h->nbmax);
         return NULL;
     }
-    /* sim_create sizes the arrays and takes the deck's parameters; the saved
+    /* setup_sim sizes the arrays and takes the deck's parameters; the saved
      * values then replace every field */
     double *m0 = calloc((size_t)h->n, sizeof(double));
     double(*z)[3] = calloc((size_t)h->n, sizeof(double[3]));
-    sim *s = m0 && z ? sim_create(dk, h->n, m0, (const double(*)[3])z, (const double(*)[3])z, h->nbmax,
-                                  err, errlen) : NULL;
+    sim *s = m0 && z ? setup_sim(dk, h->n, m0, (const double(*)[3])z, (const double(*)[3])z, h->nbmax,
+                                 err, errlen) : NULL;
     free(m0);
     free(z);
     if (!s) {
@@ -739,7 +740,8 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
     }
     /* KS: a fresh state from the deck, then the saved pairs */
     int ks = find_section(sec, ns, "KSST");
-    if (ks_open(s, dk, err, errlen)) {
+    const ks_options ko = setup_ks(dk);
+    if (ks_open(s, &ko, err, errlen)) {
         sim_free(s);
         return NULL;
     }

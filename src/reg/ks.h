@@ -12,11 +12,20 @@
 #define NBODY6C_KS_H
 
 #include <stdio.h>
-#include "io/deck.h"
 #include "core/sim.h"
 
-/* Allocates the KS state of s (s->ks).  Returns 0 or -1 (err). */
-int ks_open(sim *s, const deck *d, char *err, size_t errlen);
+/* What KS does in this run (io/setup.c makes them from the deck). */
+typedef struct ks_options {
+    int kz16;       /* KZ(16): RMIN and DTMIN follow the core density */
+    int chain;      /* chain regularisation of compact subsystems (KZ(15) >= 1, KZ(30) != 0) */
+    int merge;      /* stable hierarchies merged (KZ(15) >= 1) */
+    int merge_log;  /* merger events on stderr (KZ(18) >= 1) */
+    int nprim;      /* primordial pairs (2k, 2k+1), k < nprim, made KS pairs at the start */
+} ks_options;
+
+/* Allocates the KS state of s (s->ks); o NULL: every option off.  Returns
+ * 0 or -1 (err). */
+int ks_open(sim *s, const ks_options *o, char *err, size_t errlen);
 void ks_close(sim *s);
 
 /* Integrates every pair up to time t (KS steps ending at or before t) and

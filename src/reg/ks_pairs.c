@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/forces.h"
-#include "ic/ic.h"
 #include "reg/ks.h"
 #include "reg/ks_state.h"
 #include "reg/ks_transform.h"
@@ -32,7 +31,7 @@ static double dot3(const double a[3], const double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-int ks_open(sim *s, const deck *d, char *err, size_t errlen)
+int ks_open(sim *s, const ks_options *o, char *err, size_t errlen)
 {
     ks_state *k = calloc(1, sizeof *k);
     if (!k) goto nomem;
@@ -43,11 +42,13 @@ int ks_open(sim *s, const deck *d, char *err, size_t errlen)
     k->dirty = calloc((size_t)s->cap, 1);
     k->mark = calloc((size_t)s->cap, 1);
     if (!k->pair || !k->map || !k->tmp || !k->dirty || !k->mark) goto nomem;
-    k->kz16 = d ? d->kz[16] : 0;
-    k->chain_on = d && d->kz[15] >= 1 && d->kz[30] != 0;
-    k->merge_on = d && d->kz[15] >= 1;
-    k->merge_log = d && d->kz[18] >= 1;
-    k->nprim = d ? ic_primordial_pairs(d) : 0; /* started by ks_primordial_layout */
+    if (o) {
+        k->kz16 = o->kz16;
+        k->chain_on = o->chain;
+        k->merge_on = o->merge;
+        k->merge_log = o->merge_log;
+        k->nprim = o->nprim; /* started by ks_primordial_layout */
+    }
     k->mg = calloc(k->cap, sizeof *k->mg);
     if (!k->mg) goto nomem;
     k->ebh = -0.5 * s->mmean * s->p.eclose;
