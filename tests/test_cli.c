@@ -80,8 +80,8 @@ static char *slurp(const char *path)
     return buf;
 }
 
-/* Refusals, notes and messages a new user met (issue 14, items 3-5). */
-static void issue14(const char *dir, const char *deck)
+/* Refusals, notes and messages a first-time user meets. */
+static void first_user(const char *dir, const char *deck)
 {
     char d2[512], cmd[4096], run[512];
     snprintf(d2, sizeof d2, "%s/x.deck", dir);
@@ -374,7 +374,7 @@ int main(void)
     snprintf(cmd, sizeof cmd, "%s --energy-probe -1 %s", NBODY6C_BIN, deck);
     CHECK(sh(cmd) == 2 && strstr(out, "--energy-probe"), "--energy-probe -1 exits 2 naming it: %s", out);
 
-    issue14(dir, deck);
+    first_user(dir, deck);
     silent_cases(dir);
 
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

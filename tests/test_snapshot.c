@@ -229,7 +229,7 @@ static void with_h5py(const char *path, int n)
     CHECK(rc == 0, "h5py reads the snapshot (shapes, names, total mass 1): %s", io_out);
 }
 
-/* ---- physical units (issue 14): NBODY6's ZMBAR, TSTAR, VSTAR ------------
+/* ---- physical units: NBODY6's ZMBAR, TSTAR, VSTAR ------------
  * NBODY6 draws the power-law masses in Msun and then makes ZMBAR their mean
  * (imf.f: ZMBAR = ZMASS/N), whatever the deck said; units.f then gives
  * TSTAR = sqrt(pc/GM) pc / 3.15e13 sqrt(RBAR^3/ZMASS) Myr and VSTAR =

@@ -1,11 +1,15 @@
 /* block.c — one block step of the Ahmad–Cohen Hermite scheme (DESIGN.md,
- * ALGORITHMS.md §2–§6): find the bodies due at the next block time, predict,
- * irregular forces and corrector for all of them, regular forces, new lists
- * and the regular corrector for those due a regular step, new steps and
- * radii, then hand the corrected bodies to both force libraries.
+ * ALGORITHMS.md §2–§6), numbered in block_step as in docs/ARCHITECTURE.md:
+ *   0. the bodies due at the next block time; KS pairs and chain to it
+ *   1. predict, irregular forces with the current lists
+ *   2. irregular corrector for every member
+ *   3. for those due a regular step: regular forces, new lists, irregular
+ *      forces with them, regular corrector, new steps and radii
+ *   4. the corrected bodies to both force libraries
+ *   5. KS, chain and merger events (ks_block_end), the schedule refiled
  *
- * Owns the block schedule (a short queue of the bodies due soonest, as
- * NBODY6's LISTQ) and the per-block scratch arrays. */
+ * Owns the per-block scratch arrays, the schedule object (core/schedule.c)
+ * and the per-block-size profile. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -589,7 +593,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     select_block(s, b);
     const int nact = b->nact, nreg = b->nreg;
     ph[PH_SCHED] = prof_lap(&w) + refill;
-    /* KS pairs first, up to the block time (subint.f) */
+    /* 0. (the block above) KS pairs first, up to the block time (subint.f) */
     if (ks_advance(s, t)) {
         snprintf(err, errlen, "a KS pair could not be advanced to t = %.17g (see above)", t);
         return -1;

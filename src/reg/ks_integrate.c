@@ -151,11 +151,12 @@ static double tau_guess(const ks_orbit *o, double dt)
 
 /* The tau at which the series reaches dt after t0, in [0, hi]: Newton with a
  * bisection safeguard (the series increases monotonically in tau).  Done
- * when a Newton step is within a few ulps, wherever it lands: a step that
- * fell on an end of the bracket by rounding used to restart the search by
- * bisection from [0, hi] (measured: 22 iterations a call on average, a
- * tenth of the calls at the limit of 60; now 3.4, and 0.006 % at 60, for
- * roots the rounding of the series hides or past hi). */
+ * when a Newton step is within a few ulps, wherever it lands, not only
+ * inside the bracket: restarting the bisection from [0, hi] whenever a step
+ * falls on an end of the bracket by rounding takes 22 iterations a call on
+ * average and a tenth of the calls to the limit of 60; this test takes 3.4,
+ * and 0.006 % reach 60 (roots the rounding of the series hides, or past
+ * hi). */
 static double solve_tau(const ks_orbit *o, double dt, double hi)
 {
     double lo = 0.0, tau = fmin(tau_guess(o, dt), hi);

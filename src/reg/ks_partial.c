@@ -1,13 +1,13 @@
 /* ks_partial.c — the one-component list entries a KS formation leaves
  * behind (ks_state.h, ks_partial), instead of new polynomials by full sums.
  *
- * A body that listed exactly one component of a new pair used to be
- * restarted at the formation (O(N) sums for it): its list now names the
- * c.m., whose point mass holds the other component too, while its regular
- * polynomial still extrapolates that other component's force.  With
+ * After a formation, a body that listed exactly one component of the new
+ * pair has a list that names the c.m., whose point mass holds the other
+ * component too, while its regular polynomial still extrapolates that other
+ * component's force.  Restarting such a body costs O(N) sums, and with
  * primordial binaries that come and go once an orbit, and a mass-scaled
- * list criterion, such bodies were 97 per formation on average (up to
- * 3985 of 4506) and their restarts most of a run's time.
+ * list criterion, such bodies are 97 per formation on average (up to 3985
+ * of 4506): their restarts would be most of a run's time.
  *
  * Instead the body keeps its split as it was: its irregular force takes the
  * listed component alone (resolved from the pair at the block time), its
