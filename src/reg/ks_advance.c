@@ -15,23 +15,6 @@ static double udotup(const ks_orbit *o)
     return o->u[0] * o->up[0] + o->u[1] * o->up[1] + o->u[2] * o->up[2] + o->u[3] * o->up[3];
 }
 
-/* After the perturber list changed: an unperturbed bound pair goes to whole
- * periods (rectified first, §10.13), a pair leaving that mode is restarted. */
-void ks_set_mode(sim *s, int k)
-{
-    ks_pair *kp = &s->ks->pair[k];
-    ks_pert_ctx ctx = {s, k};
-    ks_pert pf = {ks_pert_eval, &ctx};
-    ks_ctl c = ks_ctl_of(s, k);
-    if (kp->np == 0 && kp->o.h < 0.0) {
-        if (!kp->o.frozen && ks_orbit_ecc(&kp->o) > 0.05) ks_orbit_rectify(&kp->o);
-        int kk = ks_unperturbed_periods(s, k, kp->o.t0);
-        ks_orbit_freeze(&kp->o, kk < 1 ? 1 : kk);
-    } else if (kp->o.frozen) {
-        ks_orbit_poly(&kp->o, &pf, &c);
-    }
-}
-
 /* §10.11 without chain regularisation: a hard pair in a strong interaction
  * stays regularised (NBODY6 would try a chain). */
 static int wants_termination(sim *s, int k)

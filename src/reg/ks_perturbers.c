@@ -1,7 +1,8 @@
 /* ks_perturbers.c — the perturbers of a KS pair (ALGORITHMS.md §10.8,
  * §10.12): their selection from the c.m. neighbour list, the relative
- * perturbation P and dP/dt they exert on the pair at any time, and how many
- * whole periods an unperturbed pair may skip. */
+ * perturbation P and dP/dt they exert on the pair at any time, how many
+ * whole periods an unperturbed pair may skip, and the pair's mode after its
+ * list changed (ks_set_mode). */
 #include <math.h>
 #include <string.h>
 #include "reg/ks_state.h"
@@ -214,4 +215,21 @@ int ks_unperturbed_periods(const sim *s, int k, double t)
     if (!(dtp > tk)) return 0;
     int kk = 1 + (int)(dtp / (2.0 * tk));
     return kk > 1000000 ? 1000000 : kk;
+}
+
+/* After the perturber list changed: an unperturbed bound pair goes to whole
+ * periods (rectified first, §10.13), a pair leaving that mode is restarted. */
+void ks_set_mode(sim *s, int k)
+{
+    ks_pair *kp = &s->ks->pair[k];
+    ks_pert_ctx ctx = {s, k};
+    ks_pert pf = {ks_pert_eval, &ctx};
+    ks_ctl c = ks_ctl_of(s, k);
+    if (kp->np == 0 && kp->o.h < 0.0) {
+        if (!kp->o.frozen && ks_orbit_ecc(&kp->o) > 0.05) ks_orbit_rectify(&kp->o);
+        int kk = ks_unperturbed_periods(s, k, kp->o.t0);
+        ks_orbit_freeze(&kp->o, kk < 1 ? 1 : kk);
+    } else if (kp->o.frozen) {
+        ks_orbit_poly(&kp->o, &pf, &c);
+    }
 }

@@ -317,7 +317,6 @@ void ks_select_perturbers(sim *s, int k, double t);
 /* Whole periods an unperturbed pair can stay unperturbed (tpert.f estimate). */
 int ks_unperturbed_periods(const sim *s, int k, double t);
 
-/* ks_advance.c */
 /* After the perturber list of pair k changed: unperturbed (whole periods)
  * or perturbed (restarted polynomials). */
 void ks_set_mode(sim *s, int k);
