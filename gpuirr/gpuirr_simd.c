@@ -46,6 +46,7 @@
 #include "gpuirr/gpuirr_simd.h"
 #include "common/parallel.h"
 #include "common/predict.h"
+#include "common/tuning.h"
 
 /* pred_act predicts the union of the active bodies and their lists.  When
  * sum over the block of (1 + nnb) passes this fraction of the used slots it
@@ -494,12 +495,11 @@ static int alloc_arrays(simd_irr *s, int nmax)
     return 0;
 }
 
-/* NPACT_FRACTION, or NBODY6C_NPACT=F (for tuning). */
+/* NPACT_FRACTION, or NBODY6C_NPACT=F (common/tuning.h). */
 static double npact_default(void)
 {
-    const char *e = getenv("NBODY6C_NPACT");
-    double f;
-    return e && sscanf(e, "%lf", &f) == 1 && f > 0 ? f : NPACT_FRACTION;
+    const tuning tn = tuning_read();
+    return tn.npact > 0 ? tn.npact : NPACT_FRACTION;
 }
 
 /* pred_owned's range of list entries: from OWNED_MIN to OWNED_MAX by
@@ -509,11 +509,10 @@ static void owned_range(simd_irr *s)
 {
     s->owned_min = OWNED_MIN;
     s->owned_max = OWNED_MAX;
-    const char *e = getenv("NBODY6C_PRED_OWNED");
-    long lo, hi;
-    if (e && sscanf(e, "%ld,%ld", &lo, &hi) == 2) {
-        s->owned_min = lo > 0 ? lo : 1;
-        s->owned_max = hi;
+    const tuning tn = tuning_read();
+    if (tn.pred_owned_set) {
+        s->owned_min = tn.pred_owned_min > 0 ? tn.pred_owned_min : 1;
+        s->owned_max = tn.pred_owned_max;
     }
 }
 

@@ -43,6 +43,7 @@
 extern "C" {
 #include "gpunb/gpunb_impl.h"
 #include "gpunb/gpunb_cuda.h"
+#include "common/tuning.h"
 }
 
 #define NGROUP 4            /* j-groups: the unit of work of one GPU (so at most 4 GPUs) */
@@ -2134,10 +2135,10 @@ extern "C" int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s)
         }                                                                              \
     } while (0)
 
-static int env_int(const char *name, int def)
+/* a switch of common/tuning.h, or def when it is not set */
+static int or_default(int v, int def)
 {
-    const char *s = getenv(name);
-    return (s && *s) ? atoi(s) : def;
+    return v != TUNING_UNSET ? v : def;
 }
 
 extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, char *err, size_t errlen)
@@ -2163,7 +2164,8 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
         snprintf(err, errlen, "gpunb cuda: bad sizes nmax=%d nbmax=%d", nmax, nbmax);
         return NULL;
     }
-    int want = (cfg && cfg->ngpu > 0) ? cfg->ngpu : env_int("NBODY6C_NGPU", 0);
+    const tuning tn = tuning_read();
+    int want = (cfg && cfg->ngpu > 0) ? cfg->ngpu : or_default(tn.ngpu, 0);
     int ngpu = want > 0 ? imin(want, count) : count;
     ngpu = imin(ngpu, NGROUP);
 
@@ -2174,10 +2176,10 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
     c->base.nbmax = nbmax;
     c->ngpu = ngpu;
     c->simple = cfg ? cfg->simple_path : 0;
-    c->fp64 = env_int("NBODY6C_GPU_FP64", 0) != 0;
-    c->target_blocks = imax(env_int("NBODY6C_GPU_BLOCKS", TARGET_BLOCKS), 1);
-    c->trace = env_int("NBODY6C_GPUNB_TRACE", 0) != 0;
-    c->split = env_int("NBODY6C_REGF_SPLIT", ngpu == 1) != 0;
+    c->fp64 = or_default(tn.gpu_fp64, 0) != 0;
+    c->target_blocks = imax(or_default(tn.gpu_blocks, TARGET_BLOCKS), 1);
+    c->trace = or_default(tn.gpunb_trace, 0) != 0;
+    c->split = or_default(tn.regf_split, ngpu == 1) != 0;
     c->jbeg = 0;
     c->jend = nmax;
     c->h_poly = c->simple ? (JPoly *)calloc((size_t)nmax, sizeof(JPoly)) : NULL;
@@ -2185,7 +2187,7 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
     c->pend_gen = (unsigned *)calloc((size_t)nmax, sizeof(unsigned));
     c->gen = 1;
     c->npend = 0;
-    c->eager = env_int("NBODY6C_SETJP_EAGER", SETJP_EAGER);
+    c->eager = or_default(tn.setjp_eager, SETJP_EAGER);
     if ((c->simple && !c->h_poly) || !c->pend_pos || !c->pend_gen) {
         snprintf(err, errlen, "out of memory");
         free(c->h_poly); free(c->pend_pos); free(c->pend_gen); free(c);

@@ -9,6 +9,7 @@
 #include <omp.h>
 #include "reg/ks.h"
 #include "app/runlog.h"
+#include "common/tuning.h"
 #include "common/version.h"
 
 int runlog_open(runlog *r, const char *dir, const sim *s, const char *source,
@@ -28,6 +29,9 @@ int runlog_open(runlog *r, const char *dir, const sim *s, const char *source,
             s->p.deltat, s->p.tcrit, s->p.smax, s->p.kz40);
     fprintf(f, "# backends: gpunb %s, gpuirr %s, %d threads\n", gpunb_backend(s->nb),
             gpuirr_backend(s->irr), omp_get_max_threads());
+    char tn[1024];
+    tuning_describe(tn, sizeof tn);
+    fprintf(f, "# environment switches (README): %s\n", tn);
     if (notes && notes[0]) {
         const char *p = notes;
         while (*p) {
@@ -183,6 +187,13 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
     fprintf(f, "  \"team_changes\": %d,\n", r->team_changes);
     fprintf(f, "  \"gpunb_backend\": \"%s\",\n", gpunb_backend(s->nb));
     fprintf(f, "  \"gpuirr_backend\": \"%s\",\n", gpuirr_backend(s->irr));
+    char tn[1024];
+    tuning_describe(tn, sizeof tn);
+    fprintf(f, "  \"environment_switches\": \"");
+    for (const char *c = tn; *c; c++)
+        if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
+        else if ((unsigned char)*c >= 0x20) fputc(*c, f);
+    fprintf(f, "\",\n");
     /* ---- KS regularisation (ks.h): ebin is the hard binaries' binding energy ---- */
     ks_summary ks;
     ks_summarise(s, &ks);

@@ -12,6 +12,7 @@
 #include "core/forces.h"
 #include "common/parallel.h"
 #include "common/predict.h"
+#include "common/tuning.h"
 
 static double dot3(const double a[3], const double b[3])
 {
@@ -167,9 +168,9 @@ int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *er
 static void irr_gpu_decide(sim *s)
 {
     if (s->irr_gpu_min != 0) return;
-    const char *e = getenv("NBODY6C_IRR_GPU_MIN"), *any = getenv("NBODY6C_IRR_GPU_ANY");
-    int v = e && *e ? atoi(e) : IRR_GPU_MIN_DEFAULT;
-    int ok = strcmp(gpunb_backend(s->nb), "cuda") == 0 || (any && atoi(any) == 1);
+    const tuning tn = tuning_read();
+    int v = tn.irr_gpu_min != TUNING_UNSET ? tn.irr_gpu_min : IRR_GPU_MIN_DEFAULT;
+    int ok = strcmp(gpunb_backend(s->nb), "cuda") == 0 || tn.irr_gpu_any == 1;
     s->irr_gpu_min = v > 0 && ok ? v : INT_MAX;
 }
 

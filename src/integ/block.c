@@ -22,6 +22,7 @@
 #include "core/nbradius.h"
 #include "common/parallel.h"
 #include "common/predict.h"
+#include "common/tuning.h"
 #include "core/schedule.h"
 #include "core/steps.h"
 
@@ -67,8 +68,8 @@ block_scratch *block_create(const sim *s)
     b->ha = malloc(sizeof(vec3) * c);
     b->hj = malloc(sizeof(vec3) * c);
     b->hm = malloc(sizeof(double) * c);
-    const char *e = getenv("NBODY6C_HOLD_SEND");
-    b->hold_mode = e && *e ? atoi(e) : 1;
+    const tuning tn = tuning_read();
+    b->hold_mode = tn.hold_send != TUNING_UNSET ? tn.hold_send : 1;
     b->ai = malloc(sizeof(vec3) * c);
     b->ji = malloc(sizeof(vec3) * c);
     b->ar = malloc(sizeof(vec3) * c);

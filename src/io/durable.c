@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "io/durable.h"
+#include "common/tuning.h"
 
 void durable_tmp_name(const char *path, char *tmp, size_t len)
 {
@@ -20,7 +21,7 @@ void durable_tmp_name(const char *path, char *tmp, size_t len)
 
 int durable_fault(const char *kind, int64_t seq)
 {
-    const char *env = getenv("NBODY6C_FAULT");
+    const char *env = tuning_read().fault; /* a test hook (common/tuning.h) */
     if (!env || !*env) return 0;
     size_t klen = strlen(kind);
     for (const char *p = env; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
