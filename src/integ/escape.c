@@ -8,7 +8,6 @@
 #include "integ/checks.h"
 #include "integ/escape.h"
 #include "reg/ks.h"
-#include "reg/ks_state.h"
 
 static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
@@ -62,7 +61,7 @@ static void remove_force_of(sim *s, int i, const vec3 *x, const vec3 *v)
             f[c] = mr3 * d[c];
             fd[c] = mr3 * (w[c] - 3.0 * rv / r2 * d[c]);
         }
-        int listed = ks_sorted_has(sim_list(s, j), s->nnb[j], i);
+        int listed = ks_listed(s, j, i);
         for (int c = 0; c < 3; c++) {
             if (listed) {
                 s->fi[j][c] -= f[c];
@@ -75,21 +74,6 @@ static void remove_force_of(sim *s, int i, const vec3 *x, const vec3 *v)
             s->j[j][c] -= fd[c];
         }
     }
-}
-
-/* A single at slot i leaves: moved to the last slot past the c.m. bodies
- * (each c.m. moves down one, as N does), dropped from every list. */
-static void compact_out(sim *s, int i)
-{
-    ks_state *ks = s->ks;
-    int *map = ks->map, *inv = ks->map + s->cap;
-    ks_labels_reset(s, map, inv);
-    for (int a = i; a < s->ntot - 1; a++) ks_swap_slots(s, a, a + 1, map, inv);
-    map[i] = -1; /* label i (the escaper) is named by no list any more */
-    s->mtot -= s->m[s->ntot - 1];
-    s->n--;
-    s->ntot--;
-    ks_relabel_all(s, map, -1, -1, -1, NULL);
 }
 
 static int remove_single(sim *s, int i, char *err, size_t errlen)
@@ -107,48 +91,17 @@ static int remove_single(sim *s, int i, char *err, size_t errlen)
     free(v);
     s->n_escaped++;
     s->m_escaped += s->m[i];
-    compact_out(s, i);
+    ks_remove_single(s, i);
     return 0;
 }
 
-/* The slot of a physical body by name: a KS component, a single or a
- * c.m. body (-1: none). */
-static int slot_of(const sim *s, int name)
-{
-    for (int i = 0; i < s->ntot; i++)
-        if (s->name[i] == name && s->m[i] > 0.0) return i;
-    return -1;
-}
-
 /* What an escaper is: the system leaves whole, each of its stars named. */
-enum { ESC_SINGLE, ESC_PAIR, ESC_MERGED, ESC_CHAIN };
-#define ESC_STARS CHAIN_NMAX /* a chain's members; a merged triple has 3, a quadruple 4 */
 typedef struct esc_system {
-    int kind, name;       /* its body's name at the test (the chain's c.m.: 0) */
-    int nstar, star[ESC_STARS];
-    double mstar[ESC_STARS];
+    int kind, name;       /* KS_SYS_*; its body's name at the test (the chain's c.m.: 0) */
+    int nstar, star[KS_SYS_MAX];
+    double mstar[KS_SYS_MAX];
     double m, e, r;       /* mass, energy against the rest, distance */
 } esc_system;
-
-static void add_star(esc_system *q, int name, double m)
-{
-    if (q->nstar < ESC_STARS) {
-        q->star[q->nstar] = name;
-        q->mstar[q->nstar++] = m;
-    }
-}
-
-/* Pair k's component at slot c: a star, or a merged inner pair's two. */
-static void add_component(const sim *s, esc_system *q, int c)
-{
-    int g = s->name[c] < 0 ? ks_merger_at(s->ks, s, c) : -1;
-    if (g >= 0) {
-        add_star(q, s->ks->mg[g].name1, s->ks->mg[g].m1);
-        add_star(q, s->ks->mg[g].name2, s->ks->mg[g].m2);
-    } else {
-        add_star(q, s->name[c], s->m[c]);
-    }
-}
 
 /* Body j's distance from the density centre (x: predicted positions). */
 static double dist_from_centre(const sim *s, const vec3 *x, int j)
@@ -169,7 +122,6 @@ static int find_escapers(sim *s, esc_system *sys)
         return -1;
     }
     sim_predict_all(s, x, v);
-    const ks_chain *ch = &s->ks->ch;
     int ne = 0;
     for (int i = s->ifirst; i < s->ntot; i++) {
         double r = dist_from_centre(s, x, i);
@@ -187,65 +139,12 @@ static int find_escapers(sim *s, esc_system *sys)
          * 1/32 (roche-kroupa-4096-bin10, t = 332: 1.4e-3 of E) */
         if (nearest < rmin10 && !(dist_from_centre(s, x, jn) > resc)) continue;
         esc_system *q = &sys[ne++];
-        *q = (esc_system){.kind = ESC_SINGLE, .name = s->name[i], .m = s->m[i], .e = e, .r = r};
-        if (ch->active && i == ch->icm) {
-            q->kind = ESC_CHAIN;
-            for (int k = 0; k < ch->c.n; k++) add_star(q, (int)ch->c.id[k], ch->c.m[k]);
-        } else if (i >= s->n) {
-            int k = i - s->n;
-            q->kind = ks_pair_merged(s, k) ? ESC_MERGED : ESC_PAIR;
-            add_component(s, q, 2 * k);
-            add_component(s, q, 2 * k + 1);
-        } else {
-            add_star(q, s->name[i], s->m[i]);
-        }
+        *q = (esc_system){.name = s->name[i], .m = s->m[i], .e = e, .r = r};
+        q->nstar = ks_system_of(s, i, &q->kind, q->star, q->mstar, KS_SYS_MAX);
     }
     free(x);
     free(v);
     return ne;
-}
-
-/* KS pair k ends at the current time as at any termination (its jump, the
- * pair's pending inconsistency, into the ledger). */
-static int end_pair(sim *s, int k, char *err, size_t errlen)
-{
-    int n1 = s->name[2 * k], n2 = s->name[2 * k + 1];
-    int exact = s->ks->check_jumps || s->led.exact;
-    double e0 = exact ? ks_total_energy(s) : 0.0;
-    if (ks_terminate(s, k, s->time, err, errlen)) return -1;
-    ks_note_event(s, LED_KS_TERM, s->time, n1, n2, s->ks->last_jump, e0, s->ks->last_a, s->ks->last_ecc,
-                  s->ks->last_gamma);
-    return 0;
-}
-
-/* The system comes apart into single stars at the current time: a pair
- * ends, a merged hierarchy splits (its inner pair back from the merger
- * table, exact to rounding) and its pairs end, a chain ends.  These are
- * the ordinary events, their own energy jumps in the ledger and in the
- * next interval's dE as anywhere else; then every star is a single whose
- * energy the removal measures and books. */
-static int dissolve(sim *s, const esc_system *q, char *err, size_t errlen)
-{
-    if (q->kind == ESC_CHAIN) {
-        if (ks_chain_end_escaper(s, s->time, err, errlen)) return -1;
-    } else if (q->kind == ESC_MERGED) {
-        int i = slot_of(s, q->name);
-        if (i < s->n) {
-            snprintf(err, errlen, "escaper: merged pair %d not found at t = %g", q->name, s->time);
-            return -1;
-        }
-        if (ks_split(s, i - s->n, s->time, err, errlen)) return -1;
-    }
-    /* what is still in a KS pair (the pair itself; a split's inner pair) */
-    for (int k = 0; k < q->nstar; k++) {
-        int i = slot_of(s, q->star[k]);
-        if (i < 0) {
-            snprintf(err, errlen, "escaper: star %d not found at t = %g", q->star[k], s->time);
-            return -1;
-        }
-        if (i < 2 * s->npairs && end_pair(s, i / 2, err, errlen)) return -1;
-    }
-    return 0;
 }
 
 int escape_remove(sim *s, escape_record *rec, int maxrec, char *err, size_t errlen)
@@ -278,7 +177,8 @@ int escape_remove(sim *s, escape_record *rec, int maxrec, char *err, size_t errl
             if (nrec < maxrec)
                 rec[nrec] = (escape_record){s->time, sys[q].star[k], sys[q].nstar, sys[q].mstar[k],
                                             sys[q].e * sys[q].mstar[k] / sys[q].m, sys[q].r};
-        if (sys[q].kind != ESC_SINGLE && dissolve(s, &sys[q], err, errlen)) {
+        if (sys[q].kind != KS_SYS_SINGLE &&
+            ks_dissolve(s, sys[q].kind, sys[q].name, sys[q].star, sys[q].nstar, err, errlen)) {
             free(sys);
             return -1;
         }
@@ -289,7 +189,7 @@ int escape_remove(sim *s, escape_record *rec, int maxrec, char *err, size_t errl
     double e_before = checks_energy(s);
     for (int q = 0; q < ne; q++)
         for (int k = 0; k < sys[q].nstar; k++) {
-            int i = slot_of(s, sys[q].star[k]);
+            int i = ks_slot_of_star(s, sys[q].star[k]);
             if (i < s->ifirst || i >= s->n) {
                 snprintf(err, errlen, "escaper: star %d is no single at t = %g", sys[q].star[k], s->time);
                 free(sys);
@@ -303,6 +203,6 @@ int escape_remove(sim *s, escape_record *rec, int maxrec, char *err, size_t errl
     free(sys);
     s->mmean = s->mtot / s->n;
     s->e_escaped += e_before - checks_energy(s);
-    memset(s->ks->dirty, 0, (size_t)s->cap);
+    ks_clear_dirty(s);
     return nrec;
 }

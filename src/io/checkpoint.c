@@ -10,8 +10,8 @@
 #include "io/setup.h"
 #include "io/checkpoint.h"
 #include "io/durable.h"
+#include "core/bytes.h"
 #include "reg/ks.h"
-#include "reg/ks_state.h"
 
 #define HEADER_SIZE 32u
 #define TRAILER_SIZE 16u
@@ -25,41 +25,21 @@ void checkpoint_path(char *buf, size_t len, const char *dir)
 
 /* ---- writing ------------------------------------------------------------- */
 
-typedef struct wbuf {
-    unsigned char *p;
-    size_t len, cap;
-    int oom;
-} wbuf;
-
-static void put(wbuf *w, const void *d, size_t n)
-{
-    if (w->oom) return;
-    if (w->len + n > w->cap) {
-        size_t c = w->cap ? w->cap : 1 << 16;
-        while (c < w->len + n) c *= 2;
-        unsigned char *q = realloc(w->p, c);
-        if (!q) {
-            w->oom = 1;
-            return;
-        }
-        w->p = q;
-        w->cap = c;
-    }
-    if (n) memcpy(w->p + w->len, d, n);
-    w->len += n;
-}
-static void put_u32(wbuf *w, uint32_t v) { put(w, &v, 4); }
-static void put_i64(wbuf *w, int64_t v) { put(w, &v, 8); }
-static void put_f64(wbuf *w, double v) { put(w, &v, 8); }
-
 /* Starts a section; returns where its length goes. */
 static size_t sec_begin(wbuf *w, const char tag[4], uint32_t flags)
 {
-    put(w, tag, 4);
-    put_u32(w, flags);
+    wb_put(w, tag, 4);
+    wb_u32(w, flags);
     size_t at = w->len;
-    put_i64(w, 0);
+    wb_i64(w, 0);
     return at;
+}
+/* Marks the section begun at `at` as one a reader must understand. */
+static void sec_required(wbuf *w, size_t at)
+{
+    if (w->oom) return;
+    const uint32_t flags = SEC_REQUIRED;
+    memcpy(w->p + at - 4, &flags, 4);
 }
 static void sec_end(wbuf *w, size_t at)
 {
@@ -94,32 +74,32 @@ static void sec_end(wbuf *w, size_t at)
 static void encode_deck(wbuf *w, const deck *dk)
 {
     size_t at = sec_begin(w, "DECK", SEC_REQUIRED);
-#define W_REAL(f) put_f64(w, dk->f);
-#define W_INT(f) put_i64(w, dk->f);
+#define W_REAL(f) wb_f64(w, dk->f);
+#define W_INT(f) wb_i64(w, dk->f);
     DECK_REALS(W_REAL)
     DECK_INTS(W_INT)
-    put_u32(w, DECK_NKZ);
-    for (int k = 1; k <= DECK_NKZ; k++) put_i64(w, dk->kz[k]);
+    wb_u32(w, DECK_NKZ);
+    for (int k = 1; k <= DECK_NKZ; k++) wb_i64(w, dk->kz[k]);
     uint32_t nl = (uint32_t)strnlen(dk->notes, sizeof dk->notes);
-    put_u32(w, nl);
-    put(w, dk->notes, nl);
+    wb_u32(w, nl);
+    wb_put(w, dk->notes, nl);
     sec_end(w, at);
 }
 
 static void encode_sim(wbuf *w, const sim *s)
 {
     size_t at = sec_begin(w, "PARM", SEC_REQUIRED);
-#define W_PREAL(f) put_f64(w, s->p.f);
-#define W_PINT(f) put_i64(w, s->p.f);
+#define W_PREAL(f) wb_f64(w, s->p.f);
+#define W_PINT(f) wb_i64(w, s->p.f);
     PARAM_REALS(W_PREAL)
     PARAM_INTS(W_PINT)
     sec_end(w, at);
 
     at = sec_begin(w, "SIMS", SEC_REQUIRED);
-#define W_SINT(f) put_i64(w, s->f);
-#define W_SREAL(f) put_f64(w, s->f);
-#define W_CNT(f) put_i64(w, s->cnt.f);
-#define W_TM(f) put_f64(w, s->tm.f);
+#define W_SINT(f) wb_i64(w, s->f);
+#define W_SREAL(f) wb_f64(w, s->f);
+#define W_CNT(f) wb_i64(w, s->cnt.f);
+#define W_TM(f) wb_f64(w, s->tm.f);
     SIM_INTS(W_SINT)
     SIM_REALS(W_SREAL)
     SIM_COUNTERS(W_CNT)
@@ -128,140 +108,45 @@ static void encode_sim(wbuf *w, const sim *s)
 
     size_t nt = (size_t)s->ntot;
     at = sec_begin(w, "BODY", SEC_REQUIRED);
-    put(w, s->name, sizeof(int) * nt);
-    put(w, s->nnb, sizeof(int) * nt);
-#define W_BREAL(f) put(w, s->f, sizeof(double) * nt);
-#define W_BVEC(f) put(w, s->f, sizeof(vec3) * nt);
+    wb_put(w, s->name, sizeof(int) * nt);
+    wb_put(w, s->nnb, sizeof(int) * nt);
+#define W_BREAL(f) wb_put(w, s->f, sizeof(double) * nt);
+#define W_BVEC(f) wb_put(w, s->f, sizeof(vec3) * nt);
     BODY_REALS(W_BREAL)
     BODY_VECS(W_BVEC)
     sec_end(w, at);
 
     at = sec_begin(w, "LIST", SEC_REQUIRED);
-    for (int i = 0; i < s->ntot; i++) put(w, sim_list(s, i), sizeof(int) * (size_t)s->nnb[i]);
+    for (int i = 0; i < s->ntot; i++) wb_put(w, sim_list(s, i), sizeof(int) * (size_t)s->nnb[i]);
     sec_end(w, at);
 }
 
 static void encode_run(wbuf *w, const run_state *rs)
 {
     size_t at = sec_begin(w, "RUNS", SEC_REQUIRED);
-#define W_RREAL(f) put_f64(w, rs->f);
-#define W_RINT(f) put_i64(w, rs->f);
-#define W_DREAL(f) put_f64(w, rs->last.f);
+#define W_RREAL(f) wb_f64(w, rs->f);
+#define W_RINT(f) wb_i64(w, rs->f);
+#define W_DREAL(f) wb_f64(w, rs->last.f);
     RUN_REALS(W_RREAL)
     RUN_INTS(W_RINT)
     DIAG_REALS(W_DREAL)
-    put_i64(w, rs->last.nc);
-    put_u32(w, NLAGR);
-    for (int k = 0; k < NLAGR; k++) put_f64(w, rs->last.rlagr[k]);
+    wb_i64(w, rs->last.nc);
+    wb_u32(w, NLAGR);
+    for (int k = 0; k < NLAGR; k++) wb_f64(w, rs->last.rlagr[k]);
     /* error control, last: files without it read as "no check yet" */
-    put_f64(w, rs->echeck);
-    put_i64(w, rs->qe_repeats);
-    put_f64(w, rs->etai0);
-    put_f64(w, rs->etar0);
+    wb_f64(w, rs->echeck);
+    wb_i64(w, rs->qe_repeats);
+    wb_f64(w, rs->etai0);
+    wb_f64(w, rs->etar0);
     sec_end(w, at);
 }
 
-/* KS pairs (ks_state.h): counters, then per pair its orbit (the struct's
- * bytes: its size is recorded, and a build with another layout refuses the
- * file), perturber list, flags and resolved state. */
-#define KSPAIR_REALS(X) X(tres) X(xcm[0]) X(xcm[1]) X(xcm[2]) X(vcm[0]) X(vcm[1]) X(vcm[2]) \
-    X(x1[0]) X(x1[1]) X(x1[2]) X(v1[0]) X(v1[1]) X(v1[2]) X(x2[0]) X(x2[1]) X(x2[2]) \
-    X(v2[0]) X(v2[1]) X(v2[2])
-
-static void encode_ks(wbuf *w, const sim *s)
+/* A section of reg/ (reg/ks_save.c): its body and whether it is required
+ * are reg/'s. */
+static void reg_section(wbuf *w, const char tag[4], int (*save)(wbuf *, const sim *), const sim *s)
 {
-    const ks_state *k = s->ks;
-    size_t at = sec_begin(w, "KSST", SEC_REQUIRED);
-    put_u32(w, (uint32_t)sizeof(ks_orbit));
-    put_i64(w, k->kz16);
-    put_f64(w, k->ebh);
-    put_i64(w, k->formed);
-    put_i64(w, k->terminated);
-    put_i64(w, k->steps);
-    put_i64(w, s->npairs);
-    for (int q = 0; q < s->npairs; q++) {
-        const ks_pair *p = &k->pair[q];
-        put(w, &p->o, sizeof p->o);
-        put_i64(w, p->np);
-        put(w, p->plist, sizeof(int) * (size_t)p->np);
-        put_i64(w, p->terminate);
-        put_i64(w, p->renew);
-#define W_KREAL(f) put_f64(w, p->f);
-        KSPAIR_REALS(W_KREAL)
-    }
-    put_f64(w, k->etide); /* last: files without it read as 0 */
-    sec_end(w, at);
-}
-
-/* The chain (ks_state.h): its counters always, its state when one is
- * active (then the section is required: a reader without chains must not
- * continue such a run). */
-static void encode_chain(wbuf *w, const sim *s)
-{
-    const ks_chain *ch = &s->ks->ch;
-    size_t at = sec_begin(w, "CHST", ch->active ? SEC_REQUIRED : 0);
-    put_u32(w, (uint32_t)sizeof(chain));
-    put_i64(w, ch->started);
-    put_i64(w, ch->ended);
-    put_i64(w, ch->active);
-    put_i64(w, ch->steps_total);
-    put_i64(w, ch->absorbed);
-    put_f64(w, ch->next_start);
-    if (ch->active) {
-        put(w, &ch->c, sizeof(chain));
-        put_i64(w, ch->icm);
-        for (int k = 0; k < CHAIN_NMAX; k++) put_i64(w, ch->slot[k]);
-        put_i64(w, ch->np);
-        put(w, ch->plist, sizeof(int) * (size_t)ch->np);
-        put_i64(w, ch->renew);
-        put_i64(w, ch->steps);
-        put_f64(w, ch->gpert);
-        put_f64(w, ch->tres);
-        put(w, ch->x, sizeof ch->x);
-        put(w, ch->v, sizeof ch->v);
-    }
-    sec_end(w, at);
-}
-
-/* Merged hierarchies (ks_state.h): the counters, the booked energy, the
- * pairs due for a merger test and the table (required while a merger is
- * active: a reader without mergers must not continue such a run). */
-static void encode_merge(wbuf *w, const sim *s)
-{
-    const ks_state *k = s->ks;
-    size_t at = sec_begin(w, "MGST", k->nmerge > 0 ? SEC_REQUIRED : 0);
-    put_u32(w, (uint32_t)sizeof(ks_merger));
-    put_i64(w, k->merged);
-    put_i64(w, k->splits);
-    put_f64(w, k->emerge);
-    int64_t nchk = 0;
-    for (int q = 0; q < s->npairs; q++) nchk += k->pair[q].merge_check != 0;
-    put_i64(w, nchk);
-    for (int q = 0; q < s->npairs; q++)
-        if (k->pair[q].merge_check) put_i64(w, q);
-    put_i64(w, k->nmerge);
-    put(w, k->mg, sizeof(ks_merger) * (size_t)k->nmerge);
-    sec_end(w, at);
-}
-
-/* The one-component list entries (ks_state.h, ks_partial.c), live ones
- * only; required while any exists (a reader without them would take those
- * c.m. bodies whole and count the other component twice). */
-static void encode_partial(wbuf *w, const sim *s)
-{
-    const ks_state *k = s->ks;
-    int64_t live = 0;
-    for (int e = 0; e < k->npart; e++) live += k->part[e].cm >= 0;
-    size_t at = sec_begin(w, "KSPT", live > 0 ? SEC_REQUIRED : 0);
-    put_i64(w, k->partial_made);
-    put_i64(w, k->partial_flushed);
-    put_i64(w, live);
-    for (int e = 0; e < k->npart; e++) {
-        if (k->part[e].cm < 0) continue;
-        put_i64(w, k->part[e].holder);
-        put_i64(w, k->part[e].cm);
-        put_i64(w, k->part[e].comp);
-    }
+    size_t at = sec_begin(w, tag, 0);
+    if (save(w, s)) sec_required(w, at);
     sec_end(w, at);
 }
 
@@ -270,8 +155,8 @@ static void encode_partial(wbuf *w, const sim *s)
 static void encode_ledger(wbuf *w, const sim *s)
 {
     size_t at = sec_begin(w, "LEDG", 0);
-    put_u32(w, (uint32_t)sizeof(ledger));
-    put(w, &s->led, sizeof(ledger));
+    wb_u32(w, (uint32_t)sizeof(ledger));
+    wb_put(w, &s->led, sizeof(ledger));
     sec_end(w, at);
 }
 
@@ -280,37 +165,37 @@ static void encode_ledger(wbuf *w, const sim *s)
 static void encode_external(wbuf *w, const sim *s)
 {
     size_t at = sec_begin(w, "XTRN", s->tide.kind > 0 || s->nzero != s->n ? SEC_REQUIRED : 0);
-    put_i64(w, s->tide.kind);
-    put_f64(w, s->tide.t1);
-    put_f64(w, s->tide.t3);
-    put_f64(w, s->tide.t4);
-    put_i64(w, s->n_escaped);
-    put_f64(w, s->m_escaped);
-    put_f64(w, s->e_escaped);
-    put_i64(w, s->nzero);
+    wb_i64(w, s->tide.kind);
+    wb_f64(w, s->tide.t1);
+    wb_f64(w, s->tide.t3);
+    wb_f64(w, s->tide.t4);
+    wb_i64(w, s->n_escaped);
+    wb_f64(w, s->m_escaped);
+    wb_f64(w, s->e_escaped);
+    wb_i64(w, s->nzero);
     sec_end(w, at);
 }
 
 unsigned char *checkpoint_encode(const sim *s, const deck *dk, const run_state *rs, size_t *len)
 {
     wbuf w = {0};
-    put(&w, CHECKPOINT_MAGIC, 8);
-    put_u32(&w, CHECKPOINT_VERSION);
-    put_u32(&w, BOM);
-    put_u32(&w, HEADER_SIZE);
-    put_u32(&w, s->ks ? 12 : 8); /* sections */
-    put_i64(&w, 0); /* file length, set below */
+    wb_put(&w, CHECKPOINT_MAGIC, 8);
+    wb_u32(&w, CHECKPOINT_VERSION);
+    wb_u32(&w, BOM);
+    wb_u32(&w, HEADER_SIZE);
+    wb_u32(&w, s->ks ? 12 : 8); /* sections */
+    wb_i64(&w, 0); /* file length, set below */
     encode_deck(&w, dk);
     encode_sim(&w, s);
     encode_run(&w, rs);
-    if (s->ks) encode_ks(&w, s);
-    if (s->ks) encode_chain(&w, s);
-    if (s->ks) encode_merge(&w, s);
-    if (s->ks) encode_partial(&w, s);
+    if (s->ks) reg_section(&w, "KSST", ks_save_pairs, s);
+    if (s->ks) reg_section(&w, "CHST", ks_save_chain, s);
+    if (s->ks) reg_section(&w, "MGST", ks_save_merge, s);
+    if (s->ks) reg_section(&w, "KSPT", ks_save_partial, s);
     encode_ledger(&w, s);
     encode_external(&w, s);
-    put(&w, CHECKPOINT_TRAILER, 8);
-    put_i64(&w, 0);
+    wb_put(&w, CHECKPOINT_TRAILER, 8);
+    wb_i64(&w, 0);
     if (w.oom) {
         free(w.p);
         return NULL;
@@ -339,106 +224,11 @@ int checkpoint_write(const char *path, const sim *s, const deck *dk, const run_s
 
 /* ---- reading ------------------------------------------------------------- */
 
-typedef struct rbuf {
-    const unsigned char *p;
-    size_t len, pos;
-    int bad;
-} rbuf;
-
-static void get(rbuf *r, void *d, size_t n)
-{
-    if (r->bad || n > r->len - r->pos) {
-        r->bad = 1;
-        memset(d, 0, n);
-        return;
-    }
-    memcpy(d, r->p + r->pos, n);
-    r->pos += n;
-}
-static uint32_t get_u32(rbuf *r) { uint32_t v; get(r, &v, 4); return v; }
-static int64_t get_i64(rbuf *r) { int64_t v; get(r, &v, 8); return v; }
-static double get_f64(rbuf *r) { double v; get(r, &v, 8); return v; }
-
-static int decode_chain(rbuf *r, sim *s)
-{
-    ks_chain *ch = &s->ks->ch;
-    if (get_u32(r) != sizeof(chain)) return -2;
-    ch->started = get_i64(r);
-    ch->ended = get_i64(r);
-    ch->active = (int)get_i64(r);
-    ch->steps_total = get_i64(r);
-    ch->absorbed = get_i64(r);
-    ch->next_start = get_f64(r);
-    if (ch->active) {
-        get(r, &ch->c, sizeof(chain));
-        if (ch->c.n < 2 || ch->c.n > CHAIN_NMAX) return -1;
-        ch->icm = (int)get_i64(r);
-        for (int k = 0; k < CHAIN_NMAX; k++) ch->slot[k] = (int)get_i64(r);
-        for (int k = 0; k < ch->c.n; k++)
-            if (ch->slot[k] < s->ifirst || ch->slot[k] >= s->n) return -1;
-        if (ch->slot[0] != ch->icm) return -1;
-        int64_t np = get_i64(r);
-        if (np < 0 || np > s->nbmax + 2) return -1;
-        ch->np = (int)np;
-        if (!ch->plist) ch->plist = malloc(sizeof(int) * (size_t)(s->nbmax + 2));
-        if (!ch->plist) return -1;
-        get(r, ch->plist, sizeof(int) * (size_t)np);
-        for (int j = 0; j < ch->np; j++)
-            if (ch->plist[j] < 0 || ch->plist[j] >= s->ntot) return -1;
-        ch->renew = (int)get_i64(r);
-        ch->steps = get_i64(r);
-        ch->gpert = get_f64(r);
-        ch->tres = get_f64(r);
-        get(r, ch->x, sizeof ch->x);
-        get(r, ch->v, sizeof ch->v);
-    }
-    return r->bad || r->pos != r->len ? -1 : 0;
-}
-
-static int decode_merge(rbuf *r, sim *s)
-{
-    ks_state *k = s->ks;
-    if (get_u32(r) != sizeof(ks_merger)) return -2;
-    k->merged = get_i64(r);
-    k->splits = get_i64(r);
-    k->emerge = get_f64(r);
-    int64_t nchk = get_i64(r);
-    if (nchk < 0 || nchk > s->npairs) return -1;
-    for (int64_t q = 0; q < nchk; q++) {
-        int64_t p = get_i64(r);
-        if (p < 0 || p >= s->npairs) return -1;
-        k->pair[p].merge_check = 1;
-    }
-    int64_t nm = get_i64(r);
-    if (nm < 0 || nm > k->cap) return -1;
-    k->nmerge = (int)nm;
-    get(r, k->mg, sizeof(ks_merger) * (size_t)nm);
-    return r->bad || r->pos != r->len ? -1 : 0;
-}
-
-static int decode_partial(rbuf *r, sim *s)
-{
-    ks_state *k = s->ks;
-    int64_t made = get_i64(r), flushed = get_i64(r), n = get_i64(r);
-    if (r->bad || n < 0 || n > (int64_t)s->cap * s->nbmax) return -1;
-    for (int64_t e = 0; e < n; e++) {
-        int64_t h = get_i64(r), cm = get_i64(r), comp = get_i64(r);
-        if (r->bad || h < s->ifirst || h >= s->n || cm < s->n || cm >= s->ntot || (comp != 0 && comp != 1) ||
-            !ks_sorted_has(sim_list(s, (int)h), s->nnb[h], (int)cm))
-            return -1;
-        if (ks_partial_add(k, (int)h, (int)cm, (int)comp)) return -1;
-    }
-    k->partial_made = made;
-    k->partial_flushed = flushed;
-    ks_partial_index(s);
-    return r->bad || r->pos != r->len ? -1 : 0;
-}
-
 static void decode_ledger(rbuf *r, sim *s)
 {
     ledger l;
-    if (get_u32(r) != sizeof(ledger)) return;
-    get(r, &l, sizeof l);
+    if (rb_u32(r) != sizeof(ledger)) return;
+    rb_get(r, &l, sizeof l);
     if (r->bad || r->pos != r->len) return;
     l.exact = 0; /* an option of the process, not of the run */
     s->led = l;
@@ -471,29 +261,29 @@ static int find_section(const section *sec, int ns, const char *tag)
 
 static int decode_external(rbuf *r, sim *s)
 {
-    s->tide.kind = (int)get_i64(r);
-    s->tide.t1 = get_f64(r);
-    s->tide.t3 = get_f64(r);
-    s->tide.t4 = get_f64(r);
-    s->n_escaped = (int)get_i64(r);
-    s->m_escaped = get_f64(r);
-    s->e_escaped = get_f64(r);
-    s->nzero = (int)get_i64(r);
+    s->tide.kind = (int)rb_i64(r);
+    s->tide.t1 = rb_f64(r);
+    s->tide.t3 = rb_f64(r);
+    s->tide.t4 = rb_f64(r);
+    s->n_escaped = (int)rb_i64(r);
+    s->m_escaped = rb_f64(r);
+    s->e_escaped = rb_f64(r);
+    s->nzero = (int)rb_i64(r);
     return r->bad || s->nzero < s->n || s->tide.kind < 0 || s->tide.kind > 2 || s->n_escaped < 0 ? -1 : 0;
 }
 
 static int decode_deck(rbuf *r, deck *dk)
 {
     memset(dk, 0, sizeof *dk);
-#define R_REAL(f) dk->f = get_f64(r);
-#define R_INT(f) dk->f = (int)get_i64(r);
+#define R_REAL(f) dk->f = rb_f64(r);
+#define R_INT(f) dk->f = (int)rb_i64(r);
     DECK_REALS(R_REAL)
     DECK_INTS(R_INT)
-    if (get_u32(r) != DECK_NKZ) return -1;
-    for (int k = 1; k <= DECK_NKZ; k++) dk->kz[k] = (int)get_i64(r);
-    uint32_t nl = get_u32(r);
+    if (rb_u32(r) != DECK_NKZ) return -1;
+    for (int k = 1; k <= DECK_NKZ; k++) dk->kz[k] = (int)rb_i64(r);
+    uint32_t nl = rb_u32(r);
     if (nl >= sizeof dk->notes) return -1;
-    get(r, dk->notes, nl);
+    rb_get(r, dk->notes, nl);
     dk->notes[nl] = '\0';
     return r->bad ? -1 : 0;
 }
@@ -507,17 +297,17 @@ static int decode_scalars(rbuf *rp, rbuf *rs_, sim_scalars *o)
 {
     memset(o, 0, sizeof *o);
     rbuf *r = rp;
-#define R_PREAL(f) o->p.f = get_f64(r);
-#define R_PINT(f) o->p.f = (int)get_i64(r);
+#define R_PREAL(f) o->p.f = rb_f64(r);
+#define R_PINT(f) o->p.f = (int)rb_i64(r);
     PARAM_REALS(R_PREAL)
     PARAM_INTS(R_PINT)
     if (r->bad) return -1;
     r = rs_;
     sim *s = &o->s;
-#define R_SINT(f) s->f = (int)get_i64(r);
-#define R_SREAL(f) s->f = get_f64(r);
-#define R_CNT(f) s->cnt.f = get_i64(r);
-#define R_TM(f) s->tm.f = get_f64(r);
+#define R_SINT(f) s->f = (int)rb_i64(r);
+#define R_SREAL(f) s->f = rb_f64(r);
+#define R_CNT(f) s->cnt.f = rb_i64(r);
+#define R_TM(f) s->tm.f = rb_f64(r);
     SIM_INTS(R_SINT)
     SIM_REALS(R_SREAL)
     SIM_COUNTERS(R_CNT)
@@ -528,20 +318,20 @@ static int decode_scalars(rbuf *rp, rbuf *rs_, sim_scalars *o)
 static int decode_run(rbuf *r, run_state *rs)
 {
     memset(rs, 0, sizeof *rs);
-#define R_RREAL(f) rs->f = get_f64(r);
-#define R_RINT(f) rs->f = get_i64(r);
-#define R_DREAL(f) rs->last.f = get_f64(r);
+#define R_RREAL(f) rs->f = rb_f64(r);
+#define R_RINT(f) rs->f = rb_i64(r);
+#define R_DREAL(f) rs->last.f = rb_f64(r);
     RUN_REALS(R_RREAL)
     RUN_INTS(R_RINT)
     DIAG_REALS(R_DREAL)
-    rs->last.nc = (int)get_i64(r);
-    if (get_u32(r) != NLAGR) return -1;
-    for (int k = 0; k < NLAGR; k++) rs->last.rlagr[k] = get_f64(r);
+    rs->last.nc = (int)rb_i64(r);
+    if (rb_u32(r) != NLAGR) return -1;
+    for (int k = 0; k < NLAGR; k++) rs->last.rlagr[k] = rb_f64(r);
     if (!r->bad && r->len - r->pos >= 32) {
-        rs->echeck = get_f64(r);
-        rs->qe_repeats = get_i64(r);
-        rs->etai0 = get_f64(r);
-        rs->etar0 = get_f64(r);
+        rs->echeck = rb_f64(r);
+        rs->qe_repeats = rb_i64(r);
+        rs->etai0 = rb_f64(r);
+        rs->etar0 = rb_f64(r);
     } else {
         rs->echeck = rs->last.etot;
     }
@@ -551,17 +341,17 @@ static int decode_run(rbuf *r, run_state *rs)
 static int decode_bodies(rbuf *rb, rbuf *rl, sim *s)
 {
     size_t nt = (size_t)s->ntot;
-    get(rb, s->name, sizeof(int) * nt);
-    get(rb, s->nnb, sizeof(int) * nt);
-#define R_BREAL(f) get(rb, s->f, sizeof(double) * nt);
-#define R_BVEC(f) get(rb, s->f, sizeof(vec3) * nt);
+    rb_get(rb, s->name, sizeof(int) * nt);
+    rb_get(rb, s->nnb, sizeof(int) * nt);
+#define R_BREAL(f) rb_get(rb, s->f, sizeof(double) * nt);
+#define R_BVEC(f) rb_get(rb, s->f, sizeof(vec3) * nt);
     BODY_REALS(R_BREAL)
     BODY_VECS(R_BVEC)
     if (rb->bad || rb->pos != rb->len) return -1;
     for (int i = 0; i < s->ntot; i++) {
         if (s->nnb[i] < 0 || s->nnb[i] > s->nbmax) return -1;
         int *L = sim_list(s, i);
-        get(rl, L, sizeof(int) * (size_t)s->nnb[i]);
+        rb_get(rl, L, sizeof(int) * (size_t)s->nnb[i]);
         /* a KS component's slot (below ifirst) keeps the list it had as a
          * single, unused and stale after slot swaps: only the integrated
          * range's lists must name other bodies of the range */
@@ -569,36 +359,6 @@ static int decode_bodies(rbuf *rb, rbuf *rl, sim *s)
             if (L[q] < 0 || L[q] >= s->ntot || L[q] == i) return -1;
     }
     return rl->bad || rl->pos != rl->len ? -1 : 0;
-}
-
-static int decode_ks(rbuf *r, sim *s)
-{
-    ks_state *k = s->ks;
-    if (get_u32(r) != sizeof(ks_orbit)) return -2;
-    k->kz16 = (int)get_i64(r);
-    k->ebh = get_f64(r);
-    k->formed = get_i64(r);
-    k->terminated = get_i64(r);
-    k->steps = get_i64(r);
-    if (get_i64(r) != s->npairs || s->npairs > k->cap) return -1;
-    for (int q = 0; q < s->npairs && !r->bad; q++) {
-        ks_pair *p = &k->pair[q];
-        get(r, &p->o, sizeof p->o);
-        int64_t np = get_i64(r);
-        if (np < 0 || np > s->nbmax + 2) return -1;
-        p->np = (int)np;
-        if (!p->plist) p->plist = malloc(sizeof(int) * (size_t)(s->nbmax + 2));
-        if (!p->plist) return -1;
-        get(r, p->plist, sizeof(int) * (size_t)np);
-        for (int j = 0; j < p->np; j++)
-            if (p->plist[j] < 0 || p->plist[j] >= s->ntot) return -1;
-        p->terminate = (int)get_i64(r);
-        p->renew = (int)get_i64(r);
-#define R_KREAL(f) p->f = get_f64(r);
-        KSPAIR_REALS(R_KREAL)
-    }
-    k->etide = r->len - r->pos == 8 ? get_f64(r) : 0.0;
-    return r->bad || r->pos != r->len ? -1 : 0;
 }
 
 sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, deck *dk,
@@ -616,8 +376,8 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
         return NULL;
     }
     rbuf r = {buf, len, 8, 0};
-    uint32_t version = get_u32(&r), bom = get_u32(&r), hsize = get_u32(&r), nsec = get_u32(&r);
-    uint64_t flen = (uint64_t)get_i64(&r);
+    uint32_t version = rb_u32(&r), bom = rb_u32(&r), hsize = rb_u32(&r), nsec = rb_u32(&r);
+    uint64_t flen = (uint64_t)rb_i64(&r);
     if (r.bad || len < HEADER_SIZE + TRAILER_SIZE) why = "shorter than its header";
     else if (bom != BOM) why = "written on a machine of the other byte order";
     else if (version != CHECKPOINT_VERSION) {
@@ -646,9 +406,9 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
     r.len = len - TRAILER_SIZE;
     for (uint32_t k = 0; k < nsec; k++) {
         char tag[4];
-        get(&r, tag, 4);
-        uint32_t flags = get_u32(&r);
-        uint64_t sl = (uint64_t)get_i64(&r);
+        rb_get(&r, tag, 4);
+        uint32_t flags = rb_u32(&r);
+        uint64_t sl = (uint64_t)rb_i64(&r);
         if (r.bad || sl > r.len - r.pos) {
             why = "a section runs past the end";
             break;
@@ -745,13 +505,13 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
         sim_free(s);
         return NULL;
     }
-    int krc = ks >= 0 ? decode_ks(&sec[ks].body, s) : (s->npairs ? -1 : 0);
+    int krc = ks >= 0 ? ks_load_pairs(&sec[ks].body, s) : (s->npairs ? -1 : 0);
     int chs = find_section(sec, ns, "CHST");
-    if (krc == 0 && chs >= 0) krc = decode_chain(&sec[chs].body, s);
+    if (krc == 0 && chs >= 0) krc = ks_load_chain(&sec[chs].body, s);
     int mgs = find_section(sec, ns, "MGST");
-    if (krc == 0 && mgs >= 0) krc = decode_merge(&sec[mgs].body, s);
+    if (krc == 0 && mgs >= 0) krc = ks_load_merge(&sec[mgs].body, s);
     int pts = find_section(sec, ns, "KSPT");
-    if (krc == 0 && pts >= 0) krc = decode_partial(&sec[pts].body, s);
+    if (krc == 0 && pts >= 0) krc = ks_load_partial(&sec[pts].body, s);
     if (krc) {
         snprintf(err, errlen, krc == -2 ? "%s: refused: its KS records come from a build with another "
                  "KS layout" : "%s: refused: the KS section is malformed or missing", name);

@@ -12,6 +12,8 @@
 #define NBODY6C_KS_H
 
 #include <stdio.h>
+#include "core/bytes.h"
+#include "reg/chain.h"
 #include "core/sim.h"
 
 /* What KS does in this run (io/setup.c makes them from the deck). */
@@ -143,5 +145,45 @@ void ks_primordial_orbits(sim *s);
 /* KZ(16): RMIN, DTMIN (and SMIN) from the core density (§9), at every energy
  * check after checks_measure. */
 void ks_auto_params(sim *s);
+
+/* Escaper removal's calls (ks_escape.c; integ/escape.c).
+ * ks_system_of: what the body at slot i is (KS_SYS_*) and its stars' names
+ *   and masses (at most max; returns how many were listed).
+ * ks_dissolve: the system whose body is named `name` comes apart into its
+ *   single stars at s->time by the ordinary events (a chain ends, a merged
+ *   hierarchy splits, pairs end: their jumps in the ledger).
+ * ks_slot_of_star: the slot of a physical body by name (-1: none).
+ * ks_listed: whether body i is on the list of body j.
+ * ks_remove_single: the single at slot i leaves: moved past the c.m. bodies
+ *   (each c.m. moves down one, as N does), dropped from every list.
+ * ks_clear_dirty: the events' marks of bodies to re-send forgotten (the
+ *   caller sends every body).
+ * ks_partial_flush (ks_partial.c): ends every one-component list entry,
+ *   its holder restarting at t with new lists and polynomials (before
+ *   events other than plain formations and terminations). */
+enum { KS_SYS_SINGLE, KS_SYS_PAIR, KS_SYS_MERGED, KS_SYS_CHAIN };
+#define KS_SYS_MAX CHAIN_NMAX /* a chain's members; a merged triple has 3, a quadruple 4 */
+int ks_system_of(const sim *s, int i, int *kind, int *names, double *m, int max);
+int ks_dissolve(sim *s, int kind, int name, const int *stars, int nstar, char *err, size_t errlen);
+int ks_slot_of_star(const sim *s, int name);
+int ks_listed(const sim *s, int j, int i);
+void ks_remove_single(sim *s, int i);
+void ks_clear_dirty(sim *s);
+int ks_partial_flush(sim *s, double t, char *err, size_t errlen);
+
+/* The checkpoint's sections of reg/ (ks_save.c; io/checkpoint.c keeps the
+ * container): KSST the pairs, CHST the chain, MGST the merged hierarchies,
+ * KSPT the one-component list entries.  ks_save_* writes a section's body
+ * and returns nonzero when a reader must understand it; ks_load_* reads one
+ * into the state ks_open made and returns 0, -1 (malformed) or -2 (written
+ * by a build with another layout). */
+int ks_save_pairs(wbuf *w, const sim *s);
+int ks_save_chain(wbuf *w, const sim *s);
+int ks_save_merge(wbuf *w, const sim *s);
+int ks_save_partial(wbuf *w, const sim *s);
+int ks_load_pairs(rbuf *r, sim *s);
+int ks_load_chain(rbuf *r, sim *s);
+int ks_load_merge(rbuf *r, sim *s);
+int ks_load_partial(rbuf *r, sim *s);
 
 #endif

@@ -243,10 +243,7 @@ void ks_partial_correct(const sim *s, int C, int comp, double t, const double x[
  * their one component; the other entries follow map). */
 void ks_partial_relabel_pre(sim *s, const int *map, int split);
 void ks_partial_relabel_post(sim *s, const int *map, int split, int sa, int sb);
-/* Ends every entry: its holder restarts at t with new lists and
- * polynomials (before events other than plain formations and
- * terminations). */
-int ks_partial_flush(sim *s, double t, char *err, size_t errlen);
+/* ks_partial_flush: reg/ks.h. */
 /* A ghost: mass 0, far away, never due (chain members, merged inner pairs). */
 void ks_make_ghost(sim *s, int g, double t);
 
