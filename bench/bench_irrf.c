@@ -6,7 +6,7 @@
  *   res: the same with gpunb_irrf_resident (the lists held on the GPU, as
  *        the block step now does);
  * for blocks of 256 to N members, median of 7, and the ratio CPU / res.
- * The switch point of src/forces.c (IRR_GPU_MIN_DEFAULT) is where that
+ * The switch point of src/core/forces.c (IRR_GPU_MIN_DEFAULT) is where that
  * ratio passes 1.
  *
  * Set-up as bench_gpuirr.c: N bodies in a unit ball, lists of 50 to 100

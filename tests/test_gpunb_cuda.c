@@ -108,7 +108,7 @@ static void free_bodies(bodies *B)
     free(B->t0); free(B->m); free(B->x); free(B->v); free(B->a); free(B->jk); free(B->xp); free(B->vp);
 }
 
-/* host prediction, operation order of src/predict.h */
+/* host prediction, operation order of src/common/predict.h */
 static void predict_all(bodies *B, double t)
 {
     for (int i = 0; i < B->n; i++) {

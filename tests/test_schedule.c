@@ -1,4 +1,4 @@
-/* test_schedule.c — the block schedule (src/schedule.c) against a brute-force
+/* test_schedule.c — the block schedule (src/core/schedule.c) against a brute-force
  * scan of every body: random block steps (powers of two, t0 a multiple of
  * dt, as the integrator keeps them), some bodies off that grid, resets in
  * between, a slot range that moves (as at KS events), and events refreshed

@@ -1,4 +1,4 @@
-/* test_team.c — the OpenMP team's load estimator (src/team.c) fed with
+/* test_team.c — the OpenMP team's load estimator (src/app/team.c) fed with
  * figures, never the live machine: /proc/stat texts parsed with and without
  * a CPU mask; made-up machines (an idle 32-core machine whose spinning team
  * and GPU host threads are all its load, with steal time and bursts of
