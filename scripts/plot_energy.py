@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""plot_energy.py RUN [-o energy.png] - the relative energy error (E - E0)/|E0|
+"""plot_energy.py RUN [-o energy.png] - the relative energy error (E - E0)/max(T, |E|)
 and the error of each check interval against time, from RUN/log.txt."""
 import argparse
 import os
@@ -25,7 +25,7 @@ def main():
     t = log['t'][1:]
     fig, ax = plt.subplots(figsize=(7, 4.5))
     tiny = 1e-17  # a zero error would vanish from a log axis
-    ax.semilogy(t, np.abs(log['dE_cum'][1:]) + tiny, 'o-', ms=3, label='|E - E0| / |E0|')
+    ax.semilogy(t, np.abs(log['dE_cum'][1:]) + tiny, 'o-', ms=3, label='|E - E0| / max(T, |E|)')
     ax.semilogy(t, np.abs(log['dE'][1:]) + tiny, '.', label='|dE| per check (NBODY6 DE)')
     ax.set_xlabel('time (N-body units)')
     ax.set_ylabel('relative energy error')

@@ -265,6 +265,24 @@ static void silent_cases(const char *dir)
               "binaries wider than the half-mass radius are warned about (exit %d): %.300s", rc, out);
     }
     {
+        /* Q = 0.9: T is above |E|, so the scales max(T, |E|) and |E0| differ
+         * ninefold; the log's dE_cum and summary.json's de_rel use the
+         * first, as the per-check dE does */
+        const char *rep[][2] = {{"0.5 0.0 0.0 0.0 0.25", "0.9 0.0 0.0 0.0 0.25"}};
+        variant(text, sizeof text, rep, 1, "");
+        int rc = run_text(dir, "hot", text);
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "awk '!/^#/ { if (NR0 == 0) { e0 = $2; NR0 = 1 } e = $2; t = $3; c = $6 } "
+                 "END { m = (t > -e) ? t : -e; printf \"%%.6e %%.6e %%.6e \", c, (e - e0) / m, (e - e0) / -e0 }' "
+                 "%s/hot-run/log.txt; awk -F': ' '/\"de_rel\"/ { print $2 + 0 }' %s/hot-run/summary.json", dir, dir);
+        double cum = 0, want = 0, old = 0, derel = 0;
+        int ok = rc == 0 && sh(cmd) == 0 && sscanf(out, "%lf %lf %lf %lf", &cum, &want, &old, &derel) == 4;
+        CHECK(ok && fabs(cum - want) <= 2e-3 * fabs(want) + 1e-14 && fabs(derel - want) <= 2e-3 * fabs(want) + 1e-14 &&
+                  fabs(want - old) > 0.5 * fabs(want),
+              "one relative energy error: dE_cum %.4e and de_rel %.4e are (E - E0)/max(T, |E|) = %.4e, not "
+              "(E - E0)/|E0| = %.4e (Q = 0.9)", cum, derel, want, old);
+    }
+    {
         /* KZ(14) = 2 and KZ(8) = 1 without the GMG RG0 line: the binaries'
          * line is read in its place, and the message says so */
         const char *rep[][2] = {{"0 0 0 0 1 0 0 0 0 0", "0 0 0 0 1 0 0 1 0 0"},

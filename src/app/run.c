@@ -653,8 +653,8 @@ static int finish(run_ctx *c, char *err, size_t errlen)
         c->lg.stop_reason = why;
     }
     if (c->s->led.ntop > 0 && c->lg.log) {
-        runlog_note(&c->lg, "largest energy events of the run (ledger; dE relative to |E0|):");
-        ledger_print_events(c->lg.log, "#   ", c->s->led.top, c->s->led.ntop, fabs(c->lg.e0));
+        runlog_note(&c->lg, "largest energy events of the run (ledger; dE relative to max(T, |E|)):");
+        ledger_print_events(c->lg.log, "#   ", c->s->led.top, c->s->led.ntop, runlog_energy_scale(&c->d));
     }
     if (c->stop != STOP_ENERGY &&
         write_checkpoint(c, c->stop == STOP_TCRIT ? "end" : why, err, errlen)) return -1;

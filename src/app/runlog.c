@@ -52,9 +52,15 @@ int runlog_open(runlog *r, const char *dir, const sim *s, const char *source,
     return 0;
 }
 
+double runlog_energy_scale(const diag *d)
+{
+    double n = fmax(d->kin, fabs(d->etot));
+    return n > 0.0 ? n : 1.0;
+}
+
 void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval *li, int first)
 {
-    double e = d->etot, norm = fmax(d->kin, fabs(e));
+    double e = d->etot, norm = runlog_energy_scale(d);
     ledger_interval none = {0};
     if (!li) li = &none;
     if (first) {
@@ -65,8 +71,8 @@ void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval 
         double de = e - r->eprev;
         /* NBODY6's printed DE: the change over the interval relative to
          * max(T, |E|) */
-        r->de_last = de / fmax(d->kin, fabs(e));
-        r->de_sum_abs += fabs(de / e);
+        r->de_last = de / norm;
+        r->de_sum_abs += fabs(de / norm);
         r->eprev = e;
     }
     double wall = s->tm.total, rest = wall - s->tm.regular - s->tm.irregular;
@@ -75,7 +81,7 @@ void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval 
     ks_summarise(s, &ks);
     if (r->row_as_comment) fputs("# repeated (KZ(2) = 2), this check failed: ", r->log);
     fprintf(r->log, "%10.5f %13.10f %13.10f %13.10f %11.3e %11.3e %8.5f %9.3e %9.5f %5d %9.5f %9.5f %9.5f %9.5f %9.5f %7.2f %12lld %11lld %9.2f %9.2f %9.2f %9.2f %8lld %8lld %11lld %6d %13.6e %11.3e %10.2e %10.2e %10.2e %10.2e %10.2e %6lld %6lld %10.2e %10.3e %7d %13.6e %10.2e\n",
-            d->t, e, d->kin, d->pot, r->de_last, (e - r->e0) / fabs(r->e0), d->qvir, rdc, d->rc, d->nc,
+            d->t, e, d->kin, d->pot, r->de_last, (e - r->e0) / norm, d->qvir, rdc, d->rc, d->nc,
             d->rlagr[2], d->rlagr[0], d->rlagr[1], d->rlagr[2], d->rlagr[3], d->nbmean,
             (long long)s->cnt.steps_irr, (long long)s->cnt.steps_reg, wall, s->tm.regular,
             s->tm.irregular, rest, ks.formed, ks.terminated, ks.steps, ks.hard, ks.ebin_hard,
@@ -114,7 +120,7 @@ void runlog_progress(const runlog *r, const sim *s, const diag *d)
     double eta = frac > 0 ? wall * (1.0 - frac) / frac : 0.0;
     char line[256];
     snprintf(line, sizeof line, "t = %.4g of %.4g   wall %.1f s   ETA %.1f s   dE/E %.2e", d->t,
-             s->p.tcrit, wall, eta, (d->etot - r->e0) / fabs(r->e0));
+             s->p.tcrit, wall, eta, (d->etot - r->e0) / runlog_energy_scale(d));
     if (isatty(fileno(stderr))) {
         fprintf(stderr, "\r%s   ", line);
         progress_on_screen = frac < 1.0;
@@ -158,7 +164,7 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
     fprintf(f, "  \"t_measured\": %.17g,\n", d->t);
     fprintf(f, "  \"e0\": %.17g,\n", r->e0);
     fprintf(f, "  \"e_end\": %.17g,\n", d->etot);
-    fprintf(f, "  \"de_rel\": %.17g,\n", (d->etot - r->e0) / fabs(r->e0));
+    fprintf(f, "  \"de_rel\": %.17g,\n", (d->etot - r->e0) / runlog_energy_scale(d));
     fprintf(f, "  \"de_sum_abs\": %.17g,\n", r->de_sum_abs);
     fprintf(f, "  \"virial_ratio\": %.17g,\n", d->qvir);
     fprintf(f, "  \"rc\": %.17g,\n", d->rc);
@@ -209,9 +215,9 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
                "  \"emerge\": %.17g,\n", ks.merged, ks.splits, ks.mergers, ks.emerge);
     fprintf(f, "  \"ks_partial_made\": %lld,\n  \"ks_partial_flushed\": %lld,\n", ks.partial_made,
             ks.partial_flushed);
-    /* ---- where the energy went (ledger.h), relative to |E0| ---- */
+    /* ---- where the energy went (ledger.h), relative to max(T, |E|) at the end ---- */
     const ledger *L = &s->led;
-    double e0 = fabs(r->e0) > 0.0 ? fabs(r->e0) : 1.0;
+    double e0 = runlog_energy_scale(d);
     fprintf(f, "  \"energy_ledger\": {\"exact_events\": %s, \"rest\": %.6e, \"ks_form\": %.6e, "
                "\"ks_form_count\": %lld, \"ks_term\": %.6e, \"ks_term_count\": %lld, "
                "\"ks_pending_change\": %.6e, \"tide_booked\": %.6e, \"tide_count\": %lld, "

@@ -30,6 +30,12 @@ int runlog_open(runlog *r, const char *dir, const sim *s, const char *source,
                 const char *notes, char *err, size_t errlen);
 /* Records one check (first = the t = 0 line); li: the interval's energy
  * ledger (NULL at the first). */
+/* The scale of every relative energy error nbody6c writes (the log's dE,
+ * dE_cum and ledger columns, the progress line, summary.json's de_rel,
+ * de_sum_abs and energy_ledger): max(T, |E|) of the check, as NBODY6's
+ * check.f divides its DE.  |E| alone misleads where E is near zero or
+ * dominated by a tidal field's energy. */
+double runlog_energy_scale(const diag *d);
 void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval *li, int first);
 void runlog_progress(const runlog *r, const sim *s, const diag *d);
 /* Ends a progress line left on the terminal, before a message on stderr. */
