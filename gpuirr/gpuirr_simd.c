@@ -15,7 +15,7 @@
  * relative error is 1.5 e0^2 + a few roundings <= 5.5e-7; r^-3 then
  * <= 1.7e-6, and each term m r/r^3 <= 2e-6 relative.  Sums run in float per
  * lane for at most GPUIRR_FLUSH = 16 SIMD steps, then in double, in a fixed
- * order.  Bound on the normalised error (DESIGN.md), for any list length:
+ * order.  Bound on the normalised error (docs/ALGORITHMS.md), for any list length:
  *     |dF_i| / sum_j m_j/r_ij^2  <=  2e-6 + 17 * 2^-24 + 2^-46 |x_i|/r_min
  *                                <=  3.2e-6
  * (worst case, errors adding linearly; they behave as a random walk,

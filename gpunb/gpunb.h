@@ -107,7 +107,7 @@ void gpunb_regf_begin(gpunb *g, int ni, const int *idx, const double *h2, const 
                       const double (*x)[3], const double (*v)[3]);
 int gpunb_regf_end(gpunb *g, double (*a)[3], double (*jerk)[3], int *nnb, int *list);
 
-/* Start-up second and third derivatives (ALGORITHMS.md §7) for ni i-bodies
+/* Start-up second and third derivatives (docs/ALGORITHMS.md §7) for ni i-bodies
  * from the stored j-state (x, v, a, jerk at the current time, after
  * gpunb_set_jp and gpunb_predict at that time).  i's own x, v, a, jerk are
  * given; a and jerk are the total (irregular + regular) values of every
@@ -129,7 +129,7 @@ void gpunb_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const doubl
  * lists[k] points to nnb[k] j-body slots (in [jbeg, jend); any order, each
  * summed in the order given); i's own x[k], v[k] are given (it need not be
  * a j-body).  An empty list gives zero.  Accuracy: GPUIRR's contract
- * (gpuirr.h, DESIGN.md's normalised metric); the CUDA backend's bound is in
+ * (gpuirr.h, docs/ALGORITHMS.md's normalised metric); the CUDA backend's bound is in
  * gpunb_cuda.cu.  Each body's sum runs in a fixed order, so results do not
  * depend on thread or GPU counts.  Returns 0; or k + 1 for the first body k
  * (in the order given) whose list names a slot outside the j-range or a

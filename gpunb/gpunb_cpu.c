@@ -135,7 +135,7 @@ static int cpu_regf(gpunb *g, int ni, const int *idx, const double *h2, const do
     return noverflow;
 }
 
-/* Start-up derivatives (ALGORITHMS.md §7) in batches of FPOLY_LANES
+/* Start-up derivatives (docs/ALGORITHMS.md §7) in batches of FPOLY_LANES
  * i-bodies, each summing its j-bodies in ascending order
  * (gpunb_cpu_lanes.h): the AVX-512 build where the CPU has it, eight
  * bodies a vector, else the baseline build, with the same bits. */

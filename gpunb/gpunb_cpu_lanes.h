@@ -1,4 +1,4 @@
-/* gpunb_cpu_lanes.h — the start-up derivatives (ALGORITHMS.md §7) and the
+/* gpunb_cpu_lanes.h — the start-up derivatives (docs/ALGORITHMS.md §7) and the
  * potential of the "cpu-ref" backend for up to FPOLY_LANES i-bodies at
  * once, one i-body per lane, so that a compiler vectorises across i.  Each lane runs the scalar
  * formula's operations in the same order over j ascending (plain IEEE
@@ -55,7 +55,7 @@ static inline void fpoly_lanes_run(const fpoly_src *c, const fpoly_lanes *L, fpo
             const double A0 = aj0 - L->a[0][l], A1 = aj1 - L->a[1][l], A2 = aj2 - L->a[2][l];
             const double J0 = jj0 - L->j[0][l], J1 = jj1 - L->j[1][l], J2 = jj2 - L->j[2][l];
             const double r2 = r0 * r0 + r1 * r1 + r2_ * r2_;
-            /* the pair's terms (ALGORITHMS.md §7), in the scalar code's operation order */
+            /* the pair's terms (docs/ALGORITHMS.md §7), in the scalar code's operation order */
             const double rinv2 = 1.0 / (r0 * r0 + r1 * r1 + r2_ * r2_);
             const double mr3 = mj * rinv2 * sqrt(rinv2);
             const double rv = r0 * v0 + r1 * v1 + r2_ * v2_;

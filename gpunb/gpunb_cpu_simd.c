@@ -8,7 +8,7 @@
  * form two-float differences, sum in float over blocks of GPUNB_JBLOCK
  * j-bodies and add the blocks in double; the neighbour test runs in float,
  * so pairs within ~1e-6 relative of the boundary may fall on the other side
- * than in the double reference (DESIGN.md allows 1e-5).  Force error bound
+ * than in the double reference (docs/ALGORITHMS.md allows 1e-5).  Force error bound
  * on the normalised metric (sum over non-neighbours of m_j/r^2): about
  * 1.5e-6 per term from rsqrt + Newton, plus (GPUNB_JBLOCK/W) 2^-24 from the
  * float block sums, plus 2^-47 |x|/r from the coordinates.

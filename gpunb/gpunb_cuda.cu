@@ -540,7 +540,7 @@ __global__ void k_gather(const int *cnt, const int *gcnt, const int *off, const 
     }
 }
 
-/* Start-up derivatives (ALGORITHMS.md §7) in double.  grid = (iblocks, j-slices).
+/* Start-up derivatives (docs/ALGORITHMS.md §7) in double.  grid = (iblocks, j-slices).
  * i data: ix (x, h2), iv (v, dtr), ia (a, self), ij (jerk, 0). */
 __global__ void k_fpoly(const dbl4 *ix, const dbl4 *iv, const dbl4 *ia, const dbl4 *ij,
                         int ni_pad, const dbl4 *jxd, const dbl4 *jvd, const JPoly *poly,
@@ -665,7 +665,7 @@ typedef struct IrrL {
  * the lanes in double: the order depends only on the list, so the result
  * is the same for any GPU count (irrf runs on GPU 0) and any launch.
  *
- * Error bound on DESIGN.md's normalised metric, as GPUIRR's SIMD backend
+ * Error bound on docs/ALGORITHMS.md's normalised metric, as GPUIRR's SIMD backend
  * (gpuirr_simd.c), term by term: dx = (xj_hi - xi_hi) + (xj_lo - xi_lo)
  * carries 2^-24 |dx| plus 2^-47 |x| from the lo roundings; rsqrtf is good
  * to 2 ulp (2.4e-7), so r^-3 to ~7.2e-7 plus three roundings, and each

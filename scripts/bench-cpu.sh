@@ -14,7 +14,7 @@ SIMD=${SIMD:-auto}
     input/plummer-imf-32768-t2.deck
 out=$(mktemp -d)
 field() { sed -n "s/^ *\"$1\": *\"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$2"; }
-# NBODY6's CPU (AVX) build on 2 cores, shared/REFERENCE.md and shared/decks/README.md
+# NBODY6's CPU (AVX) build on 2 cores, docs/BENCHMARKS.md and input/README.md
 ref() {
     case "$1" in
     plummer-imf-1024-t2.deck) echo "0.25 s, 6.4e-6, 0.33 M / 0.10 M, 17" ;;

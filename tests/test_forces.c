@@ -2,7 +2,7 @@
  * "scalar") against references written here, independently, in long double:
  * the regular + irregular split of the force and jerk, the neighbour contract,
  * the jerk against a numerical derivative of the force, the start-up
- * derivatives (ALGORITHMS.md §7) against a direct sum and against an accurate
+ * derivatives (docs/ALGORITHMS.md §7) against a direct sum and against an accurate
  * integration, the potential, thread-count independence, prediction
  * consistency between the two libraries, list overflow and coincident bodies.
  * Only the public APIs of gpunb.h and gpuirr.h are used. */
@@ -257,7 +257,7 @@ static int ref_is_neighbour(const bodies *b, int i, int j)
 
 typedef struct {
     long double airr[3], areg[3], jirr[3], jreg[3];
-    double fscale, jscale; /* sums of term magnitudes (DESIGN.md's metric) */
+    double fscale, jscale; /* sums of term magnitudes (docs/ALGORITHMS.md's metric) */
 } ref_force;
 
 /* Direct force and jerk on i in long double, split by the contract. */

@@ -10,7 +10,7 @@
  * set_jp of some bodies; results independent of the thread count; the
  * coinciding-body and bad-list errors; GPUIRR_AUTO choosing a SIMD path.
  *
- * Tolerances (DESIGN.md's normalised metric): |dF_i| <= eps sum_j m_j/r_ij^2,
+ * Tolerances (docs/ALGORITHMS.md's normalised metric): |dF_i| <= eps sum_j m_j/r_ij^2,
  * jerk likewise with sum_j m_j (|v| + 3|r.v|/r)/r^3.  gpuirr_simd.c derives a
  * worst-case bound of 3.2e-6 for any list length (per-term rsqrt + Newton
  * error, float sums of at most 16 steps, two-float coordinates; closer

@@ -7,7 +7,7 @@
  * derivatives and potential; the irregular force over given lists
  * (gpunb_irrf) against a double sum.  Without a GPU it prints why and skips.
  *
- * Bounds (DESIGN.md): |dF_i| <= eps * sum_j |F_ij| over the summed terms,
+ * Bounds (docs/ALGORITHMS.md): |dF_i| <= eps * sum_j |F_ij| over the summed terms,
  * eps <= 1e-6 RMS and 1e-5 worst (two-float differences, single-precision
  * terms: each term carries ~1e-7 relative error from rsqrtf and rounding,
  * random in sign; chunk sums are Kahan-compensated per slice, slices summed
@@ -550,7 +550,7 @@ static void cpu_backend_case(gpunb *g, uint64_t *seed)
 /* ---- gpunb_irrf: the irregular force over given lists */
 
 /* Double reference over a list at the host-predicted state: errors
- * normalised by the sum of term magnitudes (DESIGN.md). */
+ * normalised by the sum of term magnitudes (docs/ALGORITHMS.md). */
 static void irrf_ref_err(const bodies *B, const double xi[3], const double vi[3], int n, const int *L,
                          const double a[3], const double jk[3], double *ea, double *ej, double *rel)
 {
@@ -588,7 +588,7 @@ static void irrf_ref_err(const bodies *B, const double xi[3], const double vi[3]
 /* Lists from the regular force (real neighbour sets), some i-bodies
  * outside the j-range, j-bodies at spread t0 (the GPU's prediction), more
  * i-bodies than one upload chunk; the stated bound (gpunb_cuda.cu, k_irrf:
- * 2.3e-6 worst for the acceleration) and DESIGN.md's for the jerk; two
+ * 2.3e-6 worst for the acceleration) and docs/ALGORITHMS.md's for the jerk; two
  * calls (and 1 vs 2 GPUs where there are two) bit-identical. */
 static void irrf_cases(gpunb *g, uint64_t *seed)
 {

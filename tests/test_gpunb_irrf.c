@@ -107,7 +107,7 @@ static void send(gpunb *g, const bodies *B, double t)
 }
 
 /* The double sum over a list, written out here: the worst error over the
- * bodies, normalised by the sum of the term magnitudes (DESIGN.md). */
+ * bodies, normalised by the sum of the term magnitudes (docs/ALGORITHMS.md). */
 static double worst_vs_direct(const bodies *B, const icase *c, double (*a)[3], double (*jk)[3])
 {
     double worst = 0;

@@ -4,8 +4,8 @@
  * near (10, -10, 10), some pairs at 1e-5.
  *
  * Checked: neighbour lists equal to the reference's except for pairs within
- * 1e-5 relative of the boundary (the contract, DESIGN.md; counted); regular
- * force and jerk of bodies with equal lists on DESIGN.md's normalised metric,
+ * 1e-5 relative of the boundary (the contract, docs/ALGORITHMS.md; counted); regular
+ * force and jerk of bodies with equal lists on docs/ALGORITHMS.md's normalised metric,
  * eps <= 1e-6 RMS and 1e-5 worst (bound in gpunb_cpu_simd.c: ~1.5e-6 per
  * term + 64 float roundings per block + 2^-47 |x|/r); few-body calls (one
  * task per j-slice) bit-identical to the same bodies in a large call and to

@@ -1,4 +1,4 @@
-/* test_hermite.c — the Hermite correctors (hermite.c; ALGORITHMS.md §2, §3)
+/* test_hermite.c — the Hermite correctors (hermite.c; docs/ALGORITHMS.md §2, §3)
  * and the predictors (predict.h, §1) against motions whose force is an
  * exact polynomial in time, and the block step's use of them (block.c: the
  * irregular corrector with the old list, the regular corrector with the

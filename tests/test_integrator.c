@@ -511,7 +511,7 @@ static void test_sample_deck(void)
      * trajectories); NBODY6 had 2.9e-7.  Bound 1e-7, 3x the largest: a twice
      * too large step gives ~50x (1.7e-6). */
     CHECK(fabs(de) < 1e-7, "1k deck: |dE/E| = %.2e < 1e-7 (measured 2.9e-8 - 3.7e-8)", fabs(de));
-    /* NBODY6 on the same deck (shared/decks/README.md): 390,512 irregular and
+    /* NBODY6 on the same deck (input/README.md): 390,512 irregular and
      * 83,579 regular steps, <nnb> 17 (given to the unit: 16.5 - 17.5; it also
      * had KS, 258 KS steps).  Measured ratios 0.9795-0.9797, 0.9575-0.9586
      * and 17.17-17.18 over the backends above (0.1 % apart).  Bounds: 5 % of

@@ -1,4 +1,4 @@
-/* test_ks.c — KS regularisation (ALGORITHMS.md §10) against independent
+/* test_ks.c — KS regularisation (docs/ALGORITHMS.md §10) against independent
  * references: the transformation's round trip, the unperturbed Kepler orbit
  * (analytic), a weakly perturbed binary over 1e4 orbits against the analytic
  * orbit and a strongly perturbed one against an independent integration of
@@ -566,7 +566,7 @@ static void test_deck_4k(void)
     CHECK(s->ks->relabel_checked > 0 && s->ks->relabel_missed == 0,
           "4k deck: every list a termination had to relabel was found without reading every list "
           "(%lld terminations, %lld missed)", (long long)s->ks->relabel_checked, (long long)s->ks->relabel_missed);
-    /* t = 0 -> 2 against NBODY6 (shared/decks/README.md): |dE/E| 4.1e-8,
+    /* t = 0 -> 2 against NBODY6 (input/README.md): |dE/E| 4.1e-8,
      * 2,195,763 irregular and 354,160 regular steps, <nnb> 25 (given to the
      * unit: 24.5 - 25.5).  Measured here 1.9e-8 - 2.1e-8 and ratios
      * 1.0058 - 1.0061, 1.0067 - 1.0072, <nnb> 26.35 over GPUIRR's kernels

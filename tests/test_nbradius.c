@@ -1,4 +1,4 @@
-/* test_nbradius.c — the neighbour-radius control (nbradius.c; ALGORITHMS.md
+/* test_nbradius.c — the neighbour-radius control (nbradius.c; docs/ALGORITHMS.md
  * §5 after NBODY6-GPU's gpucor.f and adjust.f) on hand-computed cases, and
  * the neighbour criterion of the force library at its edge.
  *

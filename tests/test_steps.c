@@ -1,4 +1,4 @@
-/* test_steps.c — the time-step rules (steps.c; ALGORITHMS.md §4, after
+/* test_steps.c — the time-step rules (steps.c; docs/ALGORITHMS.md §4, after
  * NBODY6's tstep.f, stepk.f, nbint.f and gpucor.f) on hand-computed cases:
  * Aarseth's criterion, the block levels, commensurability, and the growth
  * and shrinking of a step from the criterion's value.  Steps are powers of

@@ -345,7 +345,7 @@ static int advance_checked(run_ctx *c, double t, char *err, size_t errlen)
 
 static int rebuild_libraries(sim *s, const run_options *o, char *err, size_t errlen);
 
-/* ---- NBODY6's energy-error control (check.f; ALGORITHMS-CHAIN.md §5) ----
+/* ---- NBODY6's energy-error control (check.f; docs/ALGORITHMS.md, chain §5) ----
  * Every energy check compares E with the last check that passed, relative to
  * max(T, |E|) as NBODY6's DE.  Above QE: a line on stderr.  At 5 QE or more:
  * the run halts (exit 1, the last good checkpoint kept), or with KZ(2) = 2

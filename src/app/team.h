@@ -33,7 +33,7 @@
  * machine's host running something else) and interrupt time are not other
  * processes: a smaller team does not give them back; they are reported.
  * OMP_DYNAMIC=false keeps the team at its size whatever the neighbours do.
- * Results do not depend on the team size (DESIGN.md, "Reproducibility"). */
+ * Results do not depend on the team size (docs/ALGORITHMS.md, "Reproducibility"). */
 #ifndef NBODY6C_TEAM_H
 #define NBODY6C_TEAM_H
 

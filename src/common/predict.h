@@ -1,6 +1,6 @@
 /* predict.h — the Taylor predictors of the block step.
  *
- * predict3 is THE third-order predictor of the integration (ALGORITHMS.md §1),
+ * predict3 is THE third-order predictor of the integration (docs/ALGORITHMS.md §1),
  * written with the same operation order as the force libraries' own
  * predictors (gpunb.h, gpuirr.h), so the host and the libraries see
  * bit-identical predicted states with the double-precision backends.

@@ -1,4 +1,4 @@
-/* hermite.c — the Hermite correctors of one body (ALGORITHMS.md §2, §3).
+/* hermite.c — the Hermite correctors of one body (docs/ALGORITHMS.md §2, §3).
  * Both are the same interpolation: from a0, j0 at the start and a1, j1 at the
  * end of an interval dt, the 2nd and 3rd derivatives follow and correct the
  * third-order prediction by their dt^4 and dt^5 terms. */

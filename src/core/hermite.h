@@ -1,5 +1,5 @@
 /* hermite.h — the fourth-order Hermite correctors of the Ahmad–Cohen scheme
- * (ALGORITHMS.md §2 irregular, §3 regular).  Pure functions on one body's
+ * (docs/ALGORITHMS.md §2 irregular, §3 regular).  Pure functions on one body's
  * polynomials: block.c decides when they run. */
 #ifndef NBODY6C_HERMITE_H
 #define NBODY6C_HERMITE_H

@@ -1,4 +1,4 @@
-/* nbradius.c — neighbour-radius control (ALGORITHMS.md §5, after NBODY6-GPU's
+/* nbradius.c — neighbour-radius control (docs/ALGORITHMS.md §5, after NBODY6-GPU's
  * gpucor.f and adjust.f).  The aim is a predicted membership n_p that grows
  * like the square root of the local density, bounded by ZNBMIN and ZNBMAX,
  * with changes limited per step so that lists evolve smoothly. */

@@ -1,5 +1,5 @@
 /* nbradius.h — the neighbour radius after a regular step (paper eq. 1, with
- * NBODY6-GPU's controls; ALGORITHMS.md §5) and the density factor ALPHA
+ * NBODY6-GPU's controls; docs/ALGORITHMS.md §5) and the density factor ALPHA
  * steered by KZ(40) at every energy check. */
 #ifndef NBODY6C_NBRADIUS_H
 #define NBODY6C_NBRADIUS_H

@@ -19,7 +19,7 @@
  *
  * Force polynomials are physical (acceleration, jerk, 2nd and 3rd
  * derivatives), split into irregular (neighbours, at t0) and regular (the
- * rest, at t0r) parts as in ALGORITHMS.md §0; a/j hold the total
+ * rest, at t0r) parts as in docs/ALGORITHMS.md §0; a/j hold the total
  * acceleration and jerk at t0 used by the predictor (NBODY6's 2F, 6FDOT).
  *
  * Which module writes what (docs/ARCHITECTURE.md, "State and who may
@@ -170,7 +170,7 @@ static inline void sim_list_prefetch(const sim *s, int i)
     for (int b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);
 }
 
-/* Body i predicted to time t to high order (ALGORITHMS.md §8: the regular
+/* Body i predicted to time t to high order (docs/ALGORITHMS.md §8: the regular
  * part carried by its own Taylor series; energy checks, KS, chain and
  * merger events, snapshots); every body of the integrated range to
  * s->time. */

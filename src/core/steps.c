@@ -1,5 +1,5 @@
 /* steps.c — time-step criterion and the block-level rules of NBODY6
- * (tstep.f, stepk.f, steps.f, nbint.f, gpucor.f; ALGORITHMS.md §4).  Every
+ * (tstep.f, stepk.f, steps.f, nbint.f, gpucor.f; docs/ALGORITHMS.md §4).  Every
  * step is a power of two times SMAX and commensurate with the time, so that
  * the block times are exact binary fractions and `fmod` below is exact. */
 #include <math.h>

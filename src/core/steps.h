@@ -1,6 +1,6 @@
 /* steps.h — time steps: Aarseth's criterion, quantisation to the block
  * levels SMAX/2^k, and NBODY6's rules for the new irregular and regular
- * steps (ALGORITHMS.md §4). */
+ * steps (docs/ALGORITHMS.md §4). */
 #ifndef NBODY6C_STEPS_H
 #define NBODY6C_STEPS_H
 

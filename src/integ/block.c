@@ -1,5 +1,5 @@
-/* block.c — one block step of the Ahmad–Cohen Hermite scheme (DESIGN.md,
- * ALGORITHMS.md §2–§6), numbered in block_step as in docs/ARCHITECTURE.md:
+/* block.c — one block step of the Ahmad–Cohen Hermite scheme (docs/ALGORITHMS.md,
+ * docs/ALGORITHMS.md §2–§6), numbered in block_step as in docs/ARCHITECTURE.md:
  *   0. the bodies due at the next block time; KS pairs and chain to it
  *   1. predict, irregular forces with the current lists
  *   2. irregular corrector for every member

@@ -1,5 +1,5 @@
 /* block.h — one hierarchical block step of the Ahmad–Cohen Hermite scheme
- * (DESIGN.md "The block step", the paper's Listing C1). */
+ * (docs/ALGORITHMS.md "The block step", the paper's Listing C1). */
 #ifndef NBODY6C_BLOCK_H
 #define NBODY6C_BLOCK_H
 

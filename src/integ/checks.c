@@ -1,5 +1,5 @@
 /* checks.c — energies and structure of the cluster at a check time
- * (ALGORITHMS.md §8, §9).  Sums run in a fixed order (serially over per-body
+ * (docs/ALGORITHMS.md §8, §9).  Sums run in a fixed order (serially over per-body
  * terms computed in parallel) so that the result does not depend on the
  * number of threads. */
 #include <math.h>

@@ -1,5 +1,5 @@
 /* startup.c — the force polynomials of every body at the start of a run
- * (ALGORITHMS.md §7, after NBODY6-GPU's fpoly0.f/start.f and steps.f):
+ * (docs/ALGORITHMS.md §7, after NBODY6-GPU's fpoly0.f/start.f and steps.f):
  * initial radii, neighbour lists, regular and irregular force and jerk,
  * second and third derivatives by direct summation over every body, and the
  * first irregular and regular steps.  Primordial binaries closer than RMIN

@@ -1,5 +1,5 @@
 /* chain.h — algorithmic-regularisation chain (AR-chain) for the close
- * interaction of 2..CHAIN_NMAX bodies (ALGORITHMS-CHAIN.md §2.8; Mikkola &
+ * interaction of 2..CHAIN_NMAX bodies (docs/ALGORITHMS.md, chain §2.8; Mikkola &
  * Tanikawa 1999, Mikkola & Merritt 2008), G = 1.
  *
  * The module owns one small subsystem's internal motion: its members in

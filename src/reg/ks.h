@@ -1,5 +1,5 @@
 /* ks.h — KS regularisation of close encounters and hard binaries
- * (ALGORITHMS.md §10): what the rest of the program calls.
+ * (docs/ALGORITHMS.md §10): what the rest of the program calls.
  *
  * The block step calls ks_advance at the start of each block (the pairs are
  * integrated up to the block time before the field bodies, as subint.f),

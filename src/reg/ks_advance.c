@@ -3,7 +3,7 @@
  * periods; the perturber list renewed at apocentre, after a c.m. regular
  * step and at every unperturbed step (a change between the perturbed and
  * unperturbed models books its tidal energy, ks_forces.c); the tests of
- * ALGORITHMS.md §10.11 flag a pair, which ks_block_end ends at the block
+ * docs/ALGORITHMS.md §10.11 flag a pair, which ks_block_end ends at the block
  * time. */
 #include <math.h>
 #include <stdio.h>

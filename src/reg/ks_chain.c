@@ -1,4 +1,4 @@
-/* ks_chain.c — chain regularisation in the run (ALGORITHMS-CHAIN.md §1–§3):
+/* ks_chain.c — chain regularisation in the run (docs/ALGORITHMS.md, chain §1–§3):
  * when a hard KS pair meets a strong perturber, the pair's components and
  * the intruder (a single, or both components of another pair) become one
  * AR-chain (chain.h).  This module owns the chain's place in the cluster:

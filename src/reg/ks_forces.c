@@ -1,4 +1,4 @@
-/* ks_forces.c — the field's view of the KS pairs (ALGORITHMS.md §10.9, §8):
+/* ks_forces.c — the field's view of the KS pairs (docs/ALGORITHMS.md §10.9, §8):
  * the pairs resolved at the block time, the differential corrections of the
  * irregular force (a perturbed c.m. feels the mass-weighted force of its
  * perturbers on the components; a body with a perturbed c.m. on its list

@@ -1,5 +1,5 @@
 /* ks_integrate.c — one KS orbit advanced in fictitious time with NBODY6's
- * Hermite–Stumpff scheme (ALGORITHMS.md §10.3–§10.7), the Stumpff series for
+ * Hermite–Stumpff scheme (docs/ALGORITHMS.md §10.3–§10.7), the Stumpff series for
  * the physical time, the unperturbed (frozen) mode and rectification.
  *
  * Splitting u'' = h0 u/2 + G with G = ((h - h0) u + R L^T P)/2 leaves the

@@ -1,5 +1,5 @@
 /* ks_integrate.h — the relative motion of one KS pair in fictitious time:
- * NBODY6's Hermite scheme with Stumpff functions (ALGORITHMS.md §10.3–§10.7,
+ * NBODY6's Hermite scheme with Stumpff functions (docs/ALGORITHMS.md §10.3–§10.7,
  * §10.12, §10.13), independent of the rest of the code.  The perturbation
  * comes from a callback, so the tests drive the same code with an external
  * field and the run with its perturber list.

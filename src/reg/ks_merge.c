@@ -1,4 +1,4 @@
-/* ks_merge.c — stable hierarchical triples (ALGORITHMS-CHAIN.md §4; NBODY6's
+/* ks_merge.c — stable hierarchical triples (docs/ALGORITHMS.md, chain §4; NBODY6's
  * impact.f merger branch, merge.f, reset.f): a hard KS pair with a bound
  * outer body on an orbit that is stable by Mardling & Aarseth (2001) becomes
  * one KS pair of (inner c.m., outer body), with the inner pair carried
@@ -33,7 +33,7 @@
  * Departures from NBODY6: the stability test is Mardling & Aarseth (2001)
  * with the inclination factor (stability.f), with a 10 % margin at the merge
  * and none at the split; NBODY6's Ncode impact.f sets PCRIT so that every
- * bound triple fails its own final test (ALGORITHMS-CHAIN.md §4), and its
+ * bound triple fails its own final test (docs/ALGORITHMS.md, chain §4), and its
  * Block/ version applies the 10 % margin we use.  For quadruples impact.f
  * adds YFAC = 1 + 0.1 min(a2/a1, a1/a2) to the margin and wants the outer
  * body's own pair to have gamma < 1e-3; we apply the triple's margin and

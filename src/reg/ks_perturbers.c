@@ -1,4 +1,4 @@
-/* ks_perturbers.c — the perturbers of a KS pair (ALGORITHMS.md §10.8,
+/* ks_perturbers.c — the perturbers of a KS pair (docs/ALGORITHMS.md §10.8,
  * §10.12): their selection from the c.m. neighbour list, the relative
  * perturbation P and dP/dt they exert on the pair at any time, how many
  * whole periods an unperturbed pair may skip, and the pair's mode after its

@@ -1,5 +1,5 @@
 /* ks_stumpff.h — NBODY6's scaled Stumpff functions c~_k(z) = k! c_k(z)
- * (ALGORITHMS.md §10.4), c~_k(0) = 1. */
+ * (docs/ALGORITHMS.md §10.4), c~_k(0) = 1. */
 #ifndef NBODY6C_KS_STUMPFF_H
 #define NBODY6C_KS_STUMPFF_H
 

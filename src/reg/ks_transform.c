@@ -1,5 +1,5 @@
 /* ks_transform.c — the KS matrix and the maps u <-> q, u' <-> qdot
- * (ALGORITHMS.md §10.1, NBODY6's ksinit.f/kspred.f conventions). */
+ * (docs/ALGORITHMS.md §10.1, NBODY6's ksinit.f/kspred.f conventions). */
 #include <math.h>
 #include "reg/ks_transform.h"
 

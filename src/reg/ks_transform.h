@@ -1,4 +1,4 @@
-/* ks_transform.h — the Kustaanheimo–Stiefel transformation (ALGORITHMS.md
+/* ks_transform.h — the Kustaanheimo–Stiefel transformation (docs/ALGORITHMS.md
  * §10.1): the 3x4 matrix L(u), q = L(u)u, and the maps between the relative
  * motion (q, qdot) and the KS variables (u, u' = du/dtau with dt = R dtau). */
 #ifndef NBODY6C_KS_TRANSFORM_H
