@@ -90,14 +90,14 @@ static int user_chose_team(const run_options *o)
     return o->threads > 0 || getenv("OMP_NUM_THREADS") != NULL;
 }
 
-static int open_libraries(sim *s, const run_options *o, char *err, size_t errlen)
+/* tell: say on stderr when the GPU is not used (not again at a KZ(2) = 2
+ * repeat, which opens the libraries anew) */
+static int open_libraries(sim *s, const run_options *o, int tell, char *err, size_t errlen)
 {
     char notice[512];
     s->nb = gpunb_open(s->cap, s->nbmax, &o->gpu, notice, sizeof notice, err, errlen);
     if (!s->nb) return -1;
-    /* once a run: a KZ(2) = 2 repeat opens the libraries again */
-    static int told;
-    if (notice[0] && o->gpu.mode == GPUNB_AUTO && !o->quiet && !told++) fprintf(stderr, "nbody6c: %s\n", notice);
+    if (tell && notice[0] && o->gpu.mode == GPUNB_AUTO && !o->quiet) fprintf(stderr, "nbody6c: %s\n", notice);
     if (!user_chose_team(o))
         omp_set_num_threads(team_default_size(omp_get_num_procs(), gpunb_host_threads(s->nb)));
     s->irr = gpuirr_open(s->cap, s->nbmax, o->simd, err, errlen);
@@ -114,7 +114,7 @@ sim *run_start(const deck *dk, int n, const double *m, const double (*x)[3],
     s->led.exact = o->energy_audit;
     const ks_options ko = setup_ks(dk);
     if (ks_open(s, &ko, err, errlen)) goto fail; /* KS */
-    if (open_libraries(s, o, err, errlen)) goto fail;
+    if (open_libraries(s, o, 1, err, errlen)) goto fail;
     s->bs = block_create(s);
     if (!s->bs) {
         snprintf(err, errlen, "out of memory for the block step");
@@ -343,7 +343,7 @@ static int advance_checked(run_ctx *c, double t, char *err, size_t errlen)
     return rc;
 }
 
-static int rebuild_libraries(sim *s, const run_options *o, char *err, size_t errlen);
+static int rebuild_libraries(sim *s, const run_options *o, int tell, char *err, size_t errlen);
 
 /* ---- NBODY6's energy-error control (check.f; docs/ALGORITHMS.md, chain §5) ----
  * Every energy check compares E with the last check that passed, relative to
@@ -396,7 +396,7 @@ static int repeat_interval(run_ctx *c, double de, char *err, size_t errlen)
     c->rs = rs;
     c->d = rs.last;
     s->led.exact = c->o->energy_audit;
-    if (rebuild_libraries(s, c->o, err, errlen)) return -1;
+    if (rebuild_libraries(s, c->o, 0, err, errlen)) return -1;
     if (c->team.adapt) omp_set_num_threads(c->team.now); /* open_libraries reset it */
     /* the log keeps the failed interval's lines; its sums go back */
     c->lg.e0 = rs.e0;
@@ -913,9 +913,9 @@ static void apply_restart_deck(run_ctx *c, const deck *rd)
 
 /* The force libraries and the block schedule from the host state: every
  * body's polynomial, every list, the j-range. */
-static int rebuild_libraries(sim *s, const run_options *o, char *err, size_t errlen)
+static int rebuild_libraries(sim *s, const run_options *o, int tell, char *err, size_t errlen)
 {
-    if (open_libraries(s, o, err, errlen)) return -1;
+    if (open_libraries(s, o, tell, err, errlen)) return -1;
     s->bs = block_create(s);
     if (!s->bs) {
         snprintf(err, errlen, "out of memory for the block step");
@@ -1043,7 +1043,7 @@ int run_restart(const deck *rd, const run_options *o)
     if (!(c.rs.etai0 > 0.0)) c.rs.etai0 = s->p.etai; /* a checkpoint from before KZ(17) */
     if (!(c.rs.etar0 > 0.0)) c.rs.etar0 = s->p.etar;
     s->led.exact = o->energy_audit;
-    if (rebuild_libraries(s, o, err, sizeof err)) {
+    if (rebuild_libraries(s, o, 1, err, sizeof err)) {
         fprintf(stderr, "nbody6c: %s\n", err);
         run_end(s);
         return o->gpu.mode == GPUNB_REQUIRED ? EXIT_BAD_INPUT : EXIT_RUN_FAILURE;

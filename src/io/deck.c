@@ -695,6 +695,17 @@ static int read_line8(lexer *lx, deck *d)
 
 static int binpop_line_needed(const deck *d);
 
+/* A bad GMG or RG0 is often another line read in the galaxy line's place:
+ * the message quotes the line and says where that line belongs. */
+static int galaxy_line_error(lexer *lx, const deck *d, const char *field, const char *need, double v)
+{
+    return fail_at(lx, line_of(lx, field),
+                   "%s: %s, found %g; this line (\"%.60s\") was read as KZ(14) = 2's line GMG RG0, "
+                   "which comes right after line 8 (Q VXROT VZROT RTIDE SMAX)%s",
+                   field, need, v, line_text(lx, line_of(lx, field)),
+                   binpop_line_needed(d) ? " and before the binaries' line of KZ(8)" : "");
+}
+
 /* KZ(14) = 2: GMG RG0, the point-mass galaxy (Msun) and the cluster's
  * circular-orbit radius (kpc). */
 static int read_galaxy_point_mass(lexer *lx, deck *d)
@@ -702,19 +713,12 @@ static int read_galaxy_point_mass(lexer *lx, deck *d)
     field f[] = {freal("GMG", &d->gmg), freal("RG0", &d->rg0)};
     if (read_fields(lx, f, NFIELDS(f)))
         return -1;
-    const char *text = line_text(lx, line_of(lx, "GMG"));
     if (!(d->gmg > 0))
-        return fail_at(lx, line_of(lx, "GMG"),
-                       "GMG: the point-mass galaxy of KZ(14) = 2 needs a positive mass (Msun), found "
-                       "%g; this line (\"%.60s\") was read as KZ(14) = 2's line GMG RG0, which "
-                       "comes right after line 8 (Q VXROT VZROT RTIDE SMAX)%s",
-                       d->gmg, text, binpop_line_needed(d) ? " and before the binaries' line of KZ(8)" : "");
+        return galaxy_line_error(lx, d, "GMG", "the point-mass galaxy of KZ(14) = 2 needs a positive "
+                                 "mass (Msun)", d->gmg);
     if (!(d->rg0 > 0))
-        return fail_at(lx, line_of(lx, "RG0"),
-                       "RG0: the galactocentric radius of KZ(14) = 2 must be positive (kpc), found "
-                       "%g; this line (\"%.60s\") was read as KZ(14) = 2's line GMG RG0, which "
-                       "comes right after line 8 (Q VXROT VZROT RTIDE SMAX)%s",
-                       d->rg0, text, binpop_line_needed(d) ? " and before the binaries' line of KZ(8)" : "");
+        return galaxy_line_error(lx, d, "RG0", "the galactocentric radius of KZ(14) = 2 must be "
+                                 "positive (kpc)", d->rg0);
     return 0;
 }
 
