@@ -29,6 +29,7 @@
 #include "reg/ks_state.h"
 #include "simutil.h"
 #include "integ/startup.h"
+#include "core/newpoly.h"
 
 /* A numeric field of summary.json ("key": value). */
 static double summary_value(const char *dir, const char *key)
@@ -526,8 +527,7 @@ static void test_system(int chain)
     CHECK(fabs(E1 - E0) < 1e-9 * fabs(E0), "%s: the energy check is unaffected by the removal (%.2e)", what,
           fabs(E1 - E0) / fabs(E0));
     /* the run goes on from the compacted state as run.c's check goes on */
-    startup_send_all(s);
-    for (int i = s->ifirst; i < s->ntot; i++) gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
+    newpoly_send(s, 0, NULL);
     block_reschedule(s->bs);
     int rc = run_advance(s, s->time + 0.25, err, sizeof err);
     double E2 = checks_energy(s);

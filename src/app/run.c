@@ -17,6 +17,7 @@
 #include "integ/escape.h"
 #include "ic/ic.h"
 #include "reg/ks.h"
+#include "core/newpoly.h"
 #include "core/nbradius.h"
 #include "app/run.h"
 #include "app/runlog.h"
@@ -486,8 +487,7 @@ static int remove_escapers(run_ctx *c, char *err, size_t errlen)
         free(rec);
         return ne < 0 ? -1 : 0;
     }
-    startup_send_all(s);
-    for (int i = s->ifirst; i < s->ntot; i++) gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
+    newpoly_send(s, 0, NULL);
     block_reschedule(s->bs);
     double tstar = snapshot_tstar_myr(c->dk.rbar, c->dk.zmbar, s->nzero);
     double vstar = snapshot_vstar_kms(c->dk.rbar, c->dk.zmbar, s->nzero);
@@ -921,8 +921,7 @@ static int rebuild_libraries(sim *s, const run_options *o, int tell, char *err, 
         snprintf(err, errlen, "out of memory for the block step");
         return -1;
     }
-    startup_send_all(s); /* includes gpunb_set_range(ifirst, ntot) */
-    for (int i = s->ifirst; i < s->ntot; i++) gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
+    newpoly_send(s, 0, NULL); /* every body and list, the j-range */
     block_reschedule(s->bs);
     return 0;
 }

@@ -24,11 +24,13 @@
  *
  * Which module writes what (docs/ARCHITECTURE.md, "State and who may
  * change it"):
- *   integ/startup.c   every polynomial, rs, dt, dtr at the start
+ *   integ/startup.c   rs, dtr at the start, then every polynomial (newpoly)
  *   integ/block.c     one block step: the correctors (hermite.c), steps
  *                     (steps.c) and radii (nbradius.c) of the active bodies
- *   reg/              new polynomials of the bodies a KS, chain or merger
- *                     event touches (ks_init_bodies), slots moved
+ *   core/newpoly.c    new polynomials of given bodies: every body at the
+ *                     start (startup.c), the bodies a KS, chain or merger
+ *                     event touches (reg/)
+ *   reg/              slots moved at KS, chain and merger events
  *   integ/escape.c    escapers removed, slots compacted
  *   integ/checks.c    energies and diagnostics at DTADJ/DELTAT, alpha, rsmin
  *   io/checkpoint.c   everything, at a restart
@@ -120,6 +122,9 @@ typedef struct sim {
 
     /* ---- KS (ks.h, ks_state.h; owned by the ks_*.c modules) ---- */
     struct ks_state *ks;    /* the pairs, their orbits and perturbers, counters */
+    /* regularisation's part of new polynomials (core/newpoly.h), installed
+     * by ks_open; NULL without KS */
+    const struct newpoly_reg *newpoly_reg;
     double rhod;            /* core density in units of M/RSCALE^3 (checks.c; KZ(16)) */
 
     /* the external tidal field (tide.h; KZ(14)), constant in N-body units */

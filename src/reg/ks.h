@@ -134,13 +134,10 @@ void ks_profile_print(const sim *s, FILE *f);
 
 /* Primordial binaries at the start (ks_primordial.c; start.f): the deck's
  * candidate pairs (2k, 2k+1) closer than RMIN become KS pairs before the
- * start-up polynomials (layout: returns the number, or -1 with err); after
- * the start-up lists, their perturbers, modes and resolved components
- * (perturbers); after the first steps, their orbits' polynomials (orbits).
- * startup.c calls the three in that order. */
+ * start-up polynomials (returns the number, or -1 with err); their
+ * perturbers, modes and orbits' polynomials come with the start-up's
+ * newpoly_bodies (NEWPOLY_START; ks_newpoly.c). */
 int ks_primordial_layout(sim *s, double t, char *err, size_t errlen);
-void ks_primordial_perturbers(sim *s, double t);
-void ks_primordial_orbits(sim *s);
 
 /* KZ(16): RMIN, DTMIN (and SMIN) from the core density (§9), at every energy
  * check after checks_measure. */

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/newpoly.h"
 #include "reg/ks.h"
 #include "reg/ks_state.h"
 #include "common/predict.h"
@@ -411,7 +412,7 @@ static int chain_start(sim *s, int n, const int *names, double t, char *err, siz
     for (int q = 0; q < nsplit; q++) idx[q + 1] = split[q];
     ks_restart_state(s, nsplit, idx + 1, t);
     free(split);
-    int rc = ks_init_bodies(s, nsplit + 1, idx, t, -1, err, errlen);
+    int rc = newpoly_bodies(s, nsplit + 1, idx, t, 0, err, errlen);
     free(idx);
     if (rc) return -1;
     ch->started++;
@@ -543,7 +544,7 @@ static int chain_end(sim *s, double t, int *ks_names, char *err, size_t errlen)
     ch->np = 0;
     ch->ended++;
     ch->steps_total += ch->steps;
-    int rc = ks_init_bodies(s, n + nfull, idx, t, -1, err, errlen);
+    int rc = newpoly_bodies(s, n + nfull, idx, t, 0, err, errlen);
     free(idx);
     return rc ? -1 : npairs;
 }
@@ -710,7 +711,7 @@ static int chain_absorb(sim *s, int nadd, const int *names, double t, char *err,
     for (int q = 0; q < nsplit; q++) idx[q + 1] = split[q];
     ks_restart_state(s, nsplit, idx + 1, t);
     free(split);
-    int rc = ks_init_bodies(s, nsplit + 1, idx, t, -1, err, errlen);
+    int rc = newpoly_bodies(s, nsplit + 1, idx, t, 0, err, errlen);
     free(idx);
     ch->absorbed += nadd;
     return rc;

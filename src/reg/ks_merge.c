@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/newpoly.h"
 #include "reg/ks.h"
 #include "reg/ks_state.h"
 #include "reg/ks_transform.h"
@@ -287,7 +288,7 @@ static int collapse_pair(sim *s, int i1, int i2, int name, int gname, double t, 
     ks_make_ghost(s, i2, t);
     s->name[i2] = gname;
     ks_restart_state(s, nsplit, idx + 1, t);
-    int rc = ks_init_bodies(s, nsplit + 1, idx, t, -1, err, errlen);
+    int rc = newpoly_bodies(s, nsplit + 1, idx, t, 0, err, errlen);
     free(idx);
     return rc;
 }
@@ -348,7 +349,7 @@ static int expand_pair(sim *s, int p, int g, const ks_merger *mg, double t, char
     ks_restart_state(s, nfull, idx + 2, t);
     idx[0] = p;
     idx[1] = g;
-    int rc = ks_init_bodies(s, 2 + nfull, idx, t, -1, err, errlen);
+    int rc = newpoly_bodies(s, 2 + nfull, idx, t, 0, err, errlen);
     free(idx);
     return rc;
 }
@@ -413,7 +414,7 @@ static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_
     if (mp->quad) {
         /* the outer pair's relative motion to t first: ending pair k
          * restarts the bodies that list its c.m., the outer pair's c.m.
-         * among them, and ks_init_bodies then remakes the outer pair's
+         * among them, and newpoly_bodies then remakes the outer pair's
          * polynomials at its own time, so that a pair behind t would see
          * its predicted h at t jump (its termination's jump in
          * test_ks_merge's quadruple: 9.5e-12 of E without this, 8.8e-15

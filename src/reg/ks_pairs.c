@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/forces.h"
+#include "core/newpoly.h"
 #include "reg/ks.h"
 #include "reg/ks_state.h"
 #include "reg/ks_transform.h"
@@ -51,7 +52,9 @@ int ks_open(sim *s, const ks_options *o, char *err, size_t errlen)
     k->mg = calloc(k->cap, sizeof *k->mg);
     if (!k->mg) goto nomem;
     k->ebh = -0.5 * s->mmean * s->p.eclose;
+    k->newcm = -1;
     s->ks = k;
+    s->newpoly_reg = &ks_newpoly;
     if (ks_partial_open(s)) {
         s->ks = NULL;
         goto nomem;
@@ -72,6 +75,7 @@ nomem:
 void ks_close(sim *s)
 {
     if (!s || !s->ks) return;
+    s->newpoly_reg = NULL;
     for (int k = 0; k < s->ks->cap; k++) free(s->ks->pair[k].plist);
     free(s->ks->pair);
     free(s->ks->mg);
@@ -340,7 +344,7 @@ void ks_send_dirty(sim *s)
 /* ---- new bodies ---------------------------------------------------------- */
 
 /* The nb bodies idx start again at t from their high-order predicted state
- * (an event changed what their forces see; ks_init_bodies then gives them
+ * (an event changed what their forces see; newpoly_bodies then gives them
  * new polynomials). */
 void ks_restart_state(sim *s, int nb, const int *idx, double t)
 {
@@ -372,136 +376,6 @@ void ks_make_ghost(sim *s, int g, double t)
     s->ks->dirty[g] = 1;
 }
 
-
-/* Lists, perturbers of new c.m. bodies, forces, derivatives and steps of the
- * nb bodies idx (whose x0, v0, m, rs, dtr are set) at time t (fpoly0.f,
- * fpoly2.f, steps.f for a body that appears at a KS event).  newcm: the
- * slot of a pair formed now (its components were singles, resolved in the
- * energy measure until then), or -1. */
-int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *err,
-                       size_t errlen)
-{
-    int nbmax = s->nbmax;
-    vec3 *fr = malloc(sizeof(vec3) * nb), *frd = malloc(sizeof(vec3) * nb);
-    vec3 *fi = malloc(sizeof(vec3) * nb), *fid = malloc(sizeof(vec3) * nb);
-    vec3 *d2i = malloc(sizeof(vec3) * nb), *d3i = malloc(sizeof(vec3) * nb);
-    vec3 *d2r = malloc(sizeof(vec3) * nb), *d3r = malloc(sizeof(vec3) * nb);
-    vec3 *xs = malloc(sizeof(vec3) * nb), *vs = malloc(sizeof(vec3) * nb);
-    vec3 *as = malloc(sizeof(vec3) * nb), *js = malloc(sizeof(vec3) * nb);
-    double *h2 = malloc(sizeof(double) * nb), *dtr = malloc(sizeof(double) * nb), *tj = malloc(sizeof(double) * nb), *ms = malloc(sizeof(double) * nb);
-    int *nnb = malloc(sizeof(int) * nb), *ovf = malloc(sizeof(int) * nb);
-    int *lists = malloc(sizeof(int) * (size_t)nb * nbmax);
-    const int **lp = malloc(sizeof(int *) * nb);
-    int rc = -1;
-    if (!fr || !frd || !fi || !fid || !d2i || !d3i || !d2r || !d3r || !xs || !vs || !as || !js ||
-        !h2 || !dtr || !tj || !ms || !nnb || !ovf || !lists || !lp) {
-        snprintf(err, errlen, "out of memory at a KS event");
-        goto out;
-    }
-    for (int k = 0; k < nb; k++) {
-        int i = idx[k];
-        ks_partial_drop(s, i); /* new lists: every c.m. whole */
-        s->t0[i] = s->t0r[i] = s->tpred[i] = t;
-        memcpy(s->x[i], s->x0[i], sizeof(vec3));
-        memcpy(s->v[i], s->v0[i], sizeof(vec3));
-        memset(s->a[i], 0, sizeof(vec3));
-        memset(s->j[i], 0, sizeof(vec3));
-        s->ks->dirty[i] = 1;
-    }
-    ks_send_dirty(s);
-    double w = omp_get_wtime(), *evt = s->ks->evt;
-    gpunb_predict(s->nb, t);
-    /* lists with fewer than two members grow the radius (fpoly0.f) */
-    for (int pass = 0; pass < 20; pass++) {
-        regular_force(s, nb, idx, fr, frd, nnb, lists, ovf);
-        int again = 0;
-        for (int k = 0; k < nb; k++)
-            if (nnb[k] < 2 && nnb[k] < s->ntot - s->ifirst - 1 && !ovf[k]) {
-                s->rs[idx[k]] *= 1.5;
-                again = 1;
-            }
-        if (!again) break;
-    }
-    for (int k = 0; k < nb; k++) {
-        int i = idx[k];
-        s->nnb[i] = nnb[k];
-        memcpy(sim_list(s, i), lists + (size_t)k * nbmax, sizeof(int) * nnb[k]);
-        gpuirr_set_list(s->irr, i, nnb[k], sim_list(s, i));
-        lp[k] = sim_list(s, i);
-    }
-    /* a new pair's perturbers come from its c.m. list (the chain's too) */
-    for (int k = 0; k < nb; k++) {
-        int i = idx[k];
-        if (s->ks->ch.active && i == s->ks->ch.icm) {
-            ks_chain_select_perturbers(s, t);
-            ks_chain_resolve(s, t);
-        }
-        if (i < s->n) continue;
-        int q = i - s->n, was = i == newcm || ks_pair_perturbed(&s->ks->pair[q]);
-        ks_select_perturbers(s, q, t);
-        ks_set_mode(s, q);
-        ks_book_mode(s, q, was, ks_pair_perturbed(&s->ks->pair[q]), t);
-    }
-    for (int q = 0; q < s->npairs; q++) /* what ks_irr_correct reads (ks_advance.c) */
-        if (ks_pair_perturbed(&s->ks->pair[q])) ks_resolve_pair(s, q, t);
-    evt[KS_EVT_REGF] += omp_get_wtime() - w;
-    w = omp_get_wtime();
-    gpuirr_pred_act(s->irr, nb, idx, t); /* these bodies and their new neighbours */
-    if (irregular_force(s, nb, idx, fi, fid, err, errlen)) goto out;
-    ks_irr_correct(s, nb, idx, lp, nnb, 0, fi, fid);
-    for (int k = 0; k < nb; k++) {
-        int i = idx[k];
-        memcpy(s->fi[i], fi[k], sizeof(vec3));
-        memcpy(s->fid[i], fid[k], sizeof(vec3));
-        memcpy(s->fr[i], fr[k], sizeof(vec3));
-        memcpy(s->frd[i], frd[k], sizeof(vec3));
-        for (int c = 0; c < 3; c++) {
-            s->a[i][c] = as[k][c] = fi[k][c] + fr[k][c];
-            s->j[i][c] = js[k][c] = fid[k][c] + frd[k][c];
-        }
-        memcpy(xs[k], s->x0[i], sizeof(vec3));
-        memcpy(vs[k], s->v0[i], sizeof(vec3));
-        h2[k] = s->rs[i] * s->rs[i] / s->mmean;
-        dtr[k] = s->dtr[i];
-        tj[k] = t;
-        ms[k] = s->m[i];
-    }
-    evt[KS_EVT_IRRF] += omp_get_wtime() - w;
-    w = omp_get_wtime();
-    gpunb_set_jp(s->nb, nb, idx, tj, (const double(*)[3])xs, (const double(*)[3])vs,
-                 (const double(*)[3])as, (const double(*)[3])js, ms);
-    gpunb_predict(s->nb, t);
-    gpunb_fpoly(s->nb, nb, idx, h2, dtr, (const double(*)[3])xs, (const double(*)[3])vs,
-                (const double(*)[3])as, (const double(*)[3])js, d2i, d3i, d2r, d3r);
-    for (int k = 0; k < nb; k++) {
-        int i = idx[k];
-        memcpy(s->d2[i], d2i[k], sizeof(vec3));
-        memcpy(s->d3[i], d3i[k], sizeof(vec3));
-        memcpy(s->d2r[i], d2r[k], sizeof(vec3));
-        memcpy(s->d3r[i], d3r[k], sizeof(vec3));
-        steps_first(s, i, t);
-    }
-    /* the pairs' first steps know their c.m. step now */
-    for (int k = 0; k < nb; k++) {
-        int i = idx[k];
-        if (i >= s->n) ks_set_mode(s, i - s->n);
-        if (i >= s->n && !s->ks->pair[i - s->n].o.frozen) {
-            ks_pert_ctx ctx = {s, i - s->n};
-            ks_pert pf = {ks_pert_eval, &ctx};
-            ks_ctl c = ks_ctl_of(s, i - s->n);
-            ks_orbit_poly(&s->ks->pair[i - s->n].o, &pf, &c);
-        }
-    }
-    evt[KS_EVT_FPOLY] += omp_get_wtime() - w;
-    for (int k = 0; k < nb; k++) s->ks->dirty[idx[k]] = 1;
-    ks_send_dirty(s);
-    rc = 0;
-out:
-    free(fr); free(frd); free(fi); free(fid); free(d2i); free(d3i); free(d2r); free(d3r);
-    free(xs); free(vs); free(as); free(js); free(h2); free(dtr); free(tj); free(ms);
-    free(nnb); free(ovf); free(lists); free(lp);
-    return rc;
-}
 
 /* ---- formation and termination ------------------------------------------ */
 
@@ -730,7 +604,9 @@ int ks_form(sim *s, int i, int j, double t, char *err, size_t errlen)
     idx[0] = C;
     for (int q = 0; q < nsplit; q++) idx[q + 1] = map[split[q]];
     ks_restart_state(s, nsplit, idx + 1, t);
-    int rc = ks_init_bodies(s, nsplit + 1, idx, t, C, err, errlen);
+    ks->newcm = C; /* resolved until now: its change of model is booked */
+    int rc = newpoly_bodies(s, nsplit + 1, idx, t, 0, err, errlen);
+    ks->newcm = -1;
     free(idx);
     free(split);
     if (rc) return -1;
@@ -812,7 +688,7 @@ int ks_terminate(sim *s, int k, double t, char *err, size_t errlen)
     ks_restart_state(s, nfull, idx + 2, t);
     idx[0] = i1;
     idx[1] = i2;
-    int rc = ks_init_bodies(s, 2 + nfull, idx, t, -1, err, errlen);
+    int rc = newpoly_bodies(s, 2 + nfull, idx, t, 0, err, errlen);
     free(idx);
     if (rc) return -1;
     ks->terminated++;

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/newpoly.h"
 #include "reg/ks.h"
 #include "reg/ks_state.h"
 
@@ -238,7 +239,7 @@ int ks_partial_flush(sim *s, double t, char *err, size_t errlen)
     ks_partial_index(s);
     ks->partial_flushed += nh;
     ks_restart_state(s, nh, idx, t);
-    int rc = ks_init_bodies(s, nh, idx, t, -1, err, errlen);
+    int rc = newpoly_bodies(s, nh, idx, t, 0, err, errlen);
     free(idx);
     return rc;
 }

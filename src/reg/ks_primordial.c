@@ -6,8 +6,8 @@
  * The pairs are laid out all at once, before any list exists: the selected
  * pairs move to the first slots (a permutation of names, masses, positions
  * and velocities: nothing else is set yet), their c.m. bodies take slots
- * n + k (sim.h's layout), and startup.c then computes the polynomials of the
- * singles and c.m. bodies in one pass.  A pair costs O(1) here and
+ * n + k (sim.h's layout), and the start-up then computes the polynomials of
+ * the singles and c.m. bodies in one pass (newpoly_bodies, NEWPOLY_START).  A pair costs O(1) here and
  * O(its c.m.'s neighbours) for its perturbers — not ks_form's scan and
  * relabelling of every list, which would be O(N) per binary.
  *
@@ -79,18 +79,4 @@ void ks_primordial_perturbers(sim *s, double t)
         ks_set_mode(s, k);
     }
     for (int k = 0; k < s->npairs; k++) ks_resolve_pair(s, k, t);
-}
-
-void ks_primordial_orbits(sim *s)
-{
-    /* the pairs' first steps know their c.m. step now (as ks_init_bodies) */
-    for (int k = 0; k < s->npairs; k++) {
-        ks_set_mode(s, k);
-        ks_pair *kp = &s->ks->pair[k];
-        if (kp->o.frozen) continue;
-        ks_pert_ctx ctx = {s, k};
-        ks_pert pf = {ks_pert_eval, &ctx};
-        ks_ctl c = ks_ctl_of(s, k);
-        ks_orbit_poly(&kp->o, &pf, &c);
-    }
 }

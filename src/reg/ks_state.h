@@ -83,7 +83,8 @@ typedef struct ks_partial {
 
 /* Phases of a KS event's wall time: ks_form's one-component scan, the
  * relabelling of every list, sending the changed bodies to the libraries,
- * the new bodies' regular force and lists, their irregular force, their
+ * the new bodies' polynomials (newpoly_bodies, timed at ks_newpoly.c's
+ * hooks): their regular force and lists, their irregular force, their
  * derivatives (GPUNB's fpoly) and steps. */
 enum { KS_EVT_SCAN, KS_EVT_RELABEL, KS_EVT_SEND, KS_EVT_REGF, KS_EVT_IRRF, KS_EVT_FPOLY,
        KS_EVT_PHASES };
@@ -127,6 +128,9 @@ typedef struct ks_state {
     int64_t partial_made, partial_flushed; /* entries made; holders restarted by a flush */
     /* ---- where KS events spend their wall time (profile.txt; ks_pairs.c) ---- */
     double evt[KS_EVT_PHASES];
+    double poly_w0;      /* the start of newpoly_bodies' current phase (ks_newpoly.c) */
+    int newcm;           /* the c.m. slot of the pair ks_form is making, else -1
+                          * (its change of model is booked: ks_newpoly.c) */
     /* ---- primordial binaries (ks_primordial.c) ---- */
     int nprim;           /* candidate pairs (2k, 2k+1) at the start (ic_primordial_pairs) */
     int nprim_started;   /* of those, started as KS pairs (closer than RMIN) */
@@ -178,7 +182,11 @@ int ks_relabel_marked(sim *s, const int *map, int split, int sa, int sb, int *fu
  * "lists exactly one component" (1: the first, 2: the second) */
 enum { KS_MARK_ONE = 3, KS_MARK_RELABEL = 4 };
 void ks_send_dirty(sim *s);
-int ks_init_bodies(sim *s, int nb, const int *idx, double t, int newcm, char *err, size_t errlen);
+/* regularisation's part of newpoly_bodies (ks_newpoly.c), installed by ks_open */
+extern const struct newpoly_reg ks_newpoly;
+/* the primordial pairs' perturbers, modes and resolved components after
+ * the start-up lists (ks_primordial.c) */
+void ks_primordial_perturbers(sim *s, double t);
 int ks_slot_of_name(const sim *s, int name);
 /* Pair k from the bodies in slots 2k, 2k+1 at time t (their x0, v0 at t):
  * its c.m. body (name, mass, x0, v0, an empty list) and its KS orbit with

@@ -1,0 +1,219 @@
+/* newpoly.c — new force polynomials of a given set of bodies (fpoly0.f,
+ * fpoly1.f, fpoly2.f, steps.f; docs/ALGORITHMS.md §7): lists, regular and
+ * irregular force and jerk, second and third derivatives summed over every
+ * body, first steps; and sending bodies to the force libraries.  The
+ * contract is in newpoly.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/forces.h"
+#include "core/newpoly.h"
+#include "core/steps.h"
+
+/* A list with fewer than two members is not enough for an irregular
+ * polynomial: its radius grows by 1.5 and it is asked again (fpoly0.f). */
+enum { LIST_PASSES = 100 };
+
+static void nomem(void)
+{
+    fprintf(stderr, "nbody6c: out of memory for new force polynomials\n");
+    exit(1);
+}
+
+void newpoly_send(sim *s, int n, const int *idx)
+{
+    int *all = NULL;
+    if (!idx) {
+        n = s->ntot - s->ifirst;
+        all = malloc(sizeof(int) * (n + 1));
+        if (!all) nomem();
+        for (int k = 0; k < n; k++) all[k] = s->ifirst + k;
+        idx = all;
+    }
+    double *t0 = malloc(sizeof(double) * (n + 1)), *m = malloc(sizeof(double) * (n + 1));
+    vec3 *x = malloc(sizeof(vec3) * (n + 1)), *v = malloc(sizeof(vec3) * (n + 1));
+    vec3 *a = malloc(sizeof(vec3) * (n + 1)), *j = malloc(sizeof(vec3) * (n + 1));
+    if (!t0 || !m || !x || !v || !a || !j) nomem();
+    for (int k = 0; k < n; k++) {
+        const int i = idx[k];
+        t0[k] = s->t0[i];
+        m[k] = s->m[i];
+        memcpy(x[k], s->x0[i], sizeof(vec3));
+        memcpy(v[k], s->v0[i], sizeof(vec3));
+        memcpy(a[k], s->a[i], sizeof(vec3));
+        memcpy(j[k], s->j[i], sizeof(vec3));
+        gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
+        gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
+    }
+    gpunb_set_range(s->nb, s->ifirst, s->ntot);
+    if (n > 0)
+        gpunb_set_jp(s->nb, n, idx, t0, (const double(*)[3])x, (const double(*)[3])v,
+                     (const double(*)[3])a, (const double(*)[3])j, m);
+    gpunb_lists_send(s, n, idx);
+    free(t0); free(m); free(x); free(v); free(a); free(j); free(all);
+}
+
+/* Lists and regular force; only the bodies whose list is too short are
+ * asked again (each body's force and list depend on its own radius alone). */
+static void new_lists(sim *s, int nb, const int *idx, vec3 *fr, vec3 *frd)
+{
+    int *nnb = malloc(sizeof(int) * nb), *ovf = malloc(sizeof(int) * nb);
+    int *redo = malloc(sizeof(int) * nb), *pos = malloc(sizeof(int) * nb);
+    vec3 *ta = malloc(sizeof(vec3) * nb), *tj = malloc(sizeof(vec3) * nb);
+    int *tl = malloc(sizeof(int) * (size_t)nb * s->nbmax);
+    if (!nnb || !ovf || !redo || !pos || !ta || !tj || !tl) nomem();
+    int m = nb;
+    for (int k = 0; k < nb; k++) { redo[k] = idx[k]; pos[k] = k; }
+    for (int pass = 0; m > 0 && pass < LIST_PASSES; pass++) {
+        regular_force(s, m, redo, ta, tj, nnb, tl, ovf);
+        int again = 0;
+        for (int q = 0; q < m; q++) {
+            int k = pos[q], i = redo[q];
+            if (nnb[q] < 2 && nnb[q] < s->ntot - s->ifirst - 1 && !ovf[q] && pass + 1 < LIST_PASSES) {
+                s->rs[i] *= 1.5;
+                redo[again] = i;
+                pos[again++] = k;
+                continue;
+            }
+            memcpy(fr[k], ta[q], sizeof(vec3));
+            memcpy(frd[k], tj[q], sizeof(vec3));
+            s->nnb[i] = nnb[q];
+            memcpy(sim_list(s, i), tl + (size_t)q * s->nbmax, sizeof(int) * nnb[q]);
+        }
+        m = again;
+    }
+    free(nnb); free(ovf); free(redo); free(pos); free(ta); free(tj); free(tl);
+}
+
+/* KZ(14) at the start: the Coriolis jerk T4 (a_y, -a_x) needs the total
+ * acceleration, which was zero in the predictor while the forces were
+ * computed. */
+static void coriolis_jerk_at_start(sim *s, int nb, const int *idx)
+{
+    const double t4 = s->tide.t4;
+    for (int k = 0; k < nb; k++) {
+        const int i = idx[k];
+        double dj[3] = {t4 * s->a[i][1], -t4 * s->a[i][0], 0.0};
+        for (int c = 0; c < 3; c++) {
+            s->fid[i][c] += dj[c];
+            s->j[i][c] += dj[c];
+        }
+    }
+}
+
+/* KZ(14) at the start: the field's share of the second and third
+ * derivatives, which the pairwise sums do not see: d/dt of (T1 x, 0, T3 z)
+ * and of T4 (v_y, -v_x). */
+static void tide_derivatives_at_start(sim *s, int nb, const int *idx)
+{
+    const tide *td = &s->tide;
+    for (int k = 0; k < nb; k++) {
+        const int i = idx[k];
+        const double *a = s->a[i], *j = s->j[i];
+        s->d2r[i][0] += td->t1 * a[0];
+        s->d2r[i][2] += td->t3 * a[2];
+        s->d3r[i][0] += td->t1 * j[0];
+        s->d3r[i][2] += td->t3 * j[2];
+        double a2[3];
+        for (int c = 0; c < 3; c++) a2[c] = s->d2[i][c] + s->d2r[i][c];
+        s->d2[i][0] += td->t4 * j[1];
+        s->d2[i][1] -= td->t4 * j[0];
+        s->d3[i][0] += td->t4 * a2[1];
+        s->d3[i][1] -= td->t4 * a2[0];
+    }
+}
+
+/* Second and third derivatives of both parts from every body's polynomial
+ * at t (the bodies' own a, j already total). */
+static void derivatives(sim *s, int nb, const int *idx, double t)
+{
+    vec3 *xs = malloc(sizeof(vec3) * nb), *vs = malloc(sizeof(vec3) * nb);
+    vec3 *as = malloc(sizeof(vec3) * nb), *js = malloc(sizeof(vec3) * nb);
+    vec3 *d2i = malloc(sizeof(vec3) * nb), *d3i = malloc(sizeof(vec3) * nb);
+    vec3 *d2r = malloc(sizeof(vec3) * nb), *d3r = malloc(sizeof(vec3) * nb);
+    double *h2 = malloc(sizeof(double) * nb), *dtr = malloc(sizeof(double) * nb);
+    if (!xs || !vs || !as || !js || !d2i || !d3i || !d2r || !d3r || !h2 || !dtr) nomem();
+    for (int k = 0; k < nb; k++) {
+        const int i = idx[k];
+        memcpy(xs[k], s->x0[i], sizeof(vec3));
+        memcpy(vs[k], s->v0[i], sizeof(vec3));
+        memcpy(as[k], s->a[i], sizeof(vec3));
+        memcpy(js[k], s->j[i], sizeof(vec3));
+        h2[k] = s->rs[i] * s->rs[i] / s->mmean;
+        dtr[k] = s->dtr[i];
+    }
+    gpunb_predict(s->nb, t);
+    gpunb_fpoly(s->nb, nb, idx, h2, dtr, (const double(*)[3])xs, (const double(*)[3])vs,
+                (const double(*)[3])as, (const double(*)[3])js, d2i, d3i, d2r, d3r);
+    for (int k = 0; k < nb; k++) {
+        const int i = idx[k];
+        memcpy(s->d2[i], d2i[k], sizeof(vec3));
+        memcpy(s->d3[i], d3i[k], sizeof(vec3));
+        memcpy(s->d2r[i], d2r[k], sizeof(vec3));
+        memcpy(s->d3r[i], d3r[k], sizeof(vec3));
+    }
+    free(xs); free(vs); free(as); free(js); free(d2i); free(d3i); free(d2r); free(d3r);
+    free(h2); free(dtr);
+}
+
+int newpoly_bodies(sim *s, int nb, const int *idx, double t, unsigned flags, char *err, size_t errlen)
+{
+    const newpoly_reg *reg = s->newpoly_reg;
+    const int start = flags & NEWPOLY_START;
+    for (int k = 0; k < nb; k++) {
+        const int i = idx[k];
+        s->t0[i] = s->t0r[i] = s->tpred[i] = t;
+        memcpy(s->x[i], s->x0[i], sizeof(vec3));
+        memcpy(s->v[i], s->v0[i], sizeof(vec3));
+        memset(s->a[i], 0, sizeof(vec3));
+        memset(s->j[i], 0, sizeof(vec3));
+    }
+    newpoly_send(s, nb, idx);
+    if (reg) reg->begin(s, nb, idx, t, flags);
+    gpunb_predict(s->nb, t);
+
+    vec3 *fr = malloc(sizeof(vec3) * nb), *frd = malloc(sizeof(vec3) * nb);
+    vec3 *fi = malloc(sizeof(vec3) * nb), *fid = malloc(sizeof(vec3) * nb);
+    const int **lp = malloc(sizeof(int *) * nb);
+    int *nnb = malloc(sizeof(int) * nb);
+    if (!fr || !frd || !fi || !fid || !lp || !nnb) nomem();
+    new_lists(s, nb, idx, fr, frd);
+    for (int k = 0; k < nb; k++) {
+        const int i = idx[k];
+        gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
+        lp[k] = sim_list(s, i);
+        nnb[k] = s->nnb[i];
+    }
+    if (reg) reg->lists_made(s, nb, idx, t, flags);
+
+    /* the irregular force from the new lists: the bodies and their
+     * neighbours predicted (everyone when the set is the whole range) */
+    if (nb == s->ntot - s->ifirst) gpuirr_pred_all(s->irr, s->ifirst, s->ntot, t);
+    else gpuirr_pred_act(s->irr, nb, idx, t);
+    int rc = irregular_force(s, nb, idx, fi, fid, err, errlen);
+    if (rc == 0) {
+        if (reg) reg->irr_correct(s, nb, idx, lp, nnb, fi, fid);
+        for (int k = 0; k < nb; k++) {
+            const int i = idx[k];
+            memcpy(s->fi[i], fi[k], sizeof(vec3));
+            memcpy(s->fid[i], fid[k], sizeof(vec3));
+            memcpy(s->fr[i], fr[k], sizeof(vec3));
+            memcpy(s->frd[i], frd[k], sizeof(vec3));
+            for (int c = 0; c < 3; c++) {
+                s->a[i][c] = fi[k][c] + fr[k][c];
+                s->j[i][c] = fid[k][c] + frd[k][c];
+            }
+        }
+        if (start && tide_on(&s->tide)) coriolis_jerk_at_start(s, nb, idx);
+
+        /* every body's a, j at t is in the libraries before the sums */
+        newpoly_send(s, nb, idx);
+        derivatives(s, nb, idx, t);
+        if (start && tide_on(&s->tide)) tide_derivatives_at_start(s, nb, idx);
+        for (int k = 0; k < nb; k++) steps_first(s, idx[k], t);
+        if (reg) reg->end(s, nb, idx, t, flags);
+        newpoly_send(s, nb, idx);
+    }
+    free(fr); free(frd); free(fi); free(fid); free(lp); free(nnb);
+    return rc ? -1 : 0;
+}
