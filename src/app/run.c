@@ -109,19 +109,23 @@ static int open_libraries(sim *s, const run_options *o, int tell, char *err, siz
 sim *run_start(const deck *dk, int n, const double *m, const double (*x)[3],
                const double (*v)[3], const run_options *o, diag *d0, char *err, size_t errlen)
 {
+    double w0 = omp_get_wtime();
     sim *s = setup_sim(dk, n, m, x, v, o->nbmax, err, errlen);
     if (!s) return NULL;
     s->p.ks_off = o->ks_off; /* KS: before the start-up */
     s->led.exact = o->energy_audit;
     const ks_options ko = setup_ks(dk);
     if (ks_open(s, &ko, err, errlen)) goto fail; /* KS */
+    s->ptm.state = omp_get_wtime() - w0;
+    w0 = omp_get_wtime();
     if (open_libraries(s, o, 1, err, errlen)) goto fail;
     s->bs = block_create(s);
     if (!s->bs) {
         snprintf(err, errlen, "out of memory for the block step");
         goto fail;
     }
-    double w0 = omp_get_wtime();
+    s->ptm.libraries = omp_get_wtime() - w0;
+    w0 = omp_get_wtime();
     s->time = 0.0;
     if (startup_polynomials(s, err, errlen)) goto fail;
     s->tm.startup = omp_get_wtime() - w0;
@@ -129,7 +133,9 @@ sim *run_start(const deck *dk, int n, const double *m, const double (*x)[3],
     diag dd;
     s->rscale = 1.0;
     s->xd[0] = s->xd[1] = s->xd[2] = 0.0;
+    w0 = omp_get_wtime();
     checks_measure(s, &dd, 1);
+    s->ptm.first_check = omp_get_wtime() - w0;
     s->alpha = nbradius_alpha0(s);
     s->rsmin = s->p.rs0;
     /* NBODY6 calls ADJUST once at t = 0 as well: KZ(16)'s RMIN and DTMIN
@@ -201,7 +207,9 @@ static int write_checkpoint(run_ctx *c, const char *why, char *err, size_t errle
                 c->s->time, why, c->ckpt_path);
     c->rs.log_bytes = runlog_bytes(&c->lg);
     c->wall_ckpt = omp_get_wtime();
-    if (checkpoint_write(c->ckpt_path, c->s, &c->dk, &c->rs, c->rs.nckpt, err, errlen)) {
+    const int bad = checkpoint_write(c->ckpt_path, c->s, &c->dk, &c->rs, c->rs.nckpt, err, errlen);
+    c->lg.walls.checkpoints += omp_get_wtime() - c->wall_ckpt;
+    if (bad) {
         runlog_note(&c->lg, "checkpoint failed: %s", err);
         return -1;
     }
@@ -213,7 +221,10 @@ static int write_snapshot(run_ctx *c, int64_t index, char *err, size_t errlen)
     if (c->o->no_snapshots) return 0;
     char path[4096];
     snapshot_path(path, sizeof path, c->dir, index);
-    if (snapshot_write(path, c->s, &c->dk, &c->d, index, err, errlen)) {
+    const double w0 = omp_get_wtime();
+    const int bad = snapshot_write(path, c->s, &c->dk, &c->d, index, err, errlen);
+    c->lg.walls.snapshots += omp_get_wtime() - w0;
+    if (bad) {
         runlog_note(&c->lg, "snapshot failed: %s", err);
         return -1;
     }
@@ -658,6 +669,7 @@ static int finish(run_ctx *c, char *err, size_t errlen)
     }
     if (c->stop != STOP_ENERGY &&
         write_checkpoint(c, c->stop == STOP_TCRIT ? "end" : why, err, errlen)) return -1;
+    runlog_walls(&c->lg, c->s);
     /* summary.json's "threads" is the team chosen at the start, whatever the
      * neighbours made of it ("team_smallest", "team_changes"; log.txt
      * says why each change happened), so that runs compare */
@@ -800,6 +812,7 @@ static void print_notes(const char *notes)
 
 int run_deck(const deck *deck_in, const run_options *o)
 {
+    const double wall0 = omp_get_wtime();
     char err[1024] = "";
     int n = ic_body_count(deck_in); /* N after binpop.f (primordial binaries) */
     const char *dir = o->out_dir ? o->out_dir : "nbody6c-run";
@@ -817,10 +830,12 @@ int run_deck(const deck *deck_in, const run_options *o)
         return EXIT_RUN_FAILURE;
     }
     int rc = EXIT_BAD_INPUT;
+    double wall_model = 0.0;
     if (ic_make(dk, o->ic_file, m, x, v, err, sizeof err)) {
         fprintf(stderr, "nbody6c: %s\n", err);
         goto early;
     }
+    wall_model = omp_get_wtime() - wall0;
     du.n = n; /* the deck in force has NBODY6's N after binpop.f, as its checkpoints */
     rc = prepare_out_dir(dir, o->force);
     if (rc != EXIT_OK) goto early;
@@ -836,6 +851,8 @@ int run_deck(const deck *deck_in, const run_options *o)
     }
     run_ctx c;
     ctx_init(&c, dk, o, dir);
+    c.lg.walls.process0 = wall0;
+    c.lg.walls.model = wall_model;
     c.s = run_start(dk, n, m, (const double(*)[3])x, (const double(*)[3])v, o, &c.d, err, sizeof err);
     free(m); free(x); free(v);
     if (!c.s) {
@@ -847,6 +864,7 @@ int run_deck(const deck *deck_in, const run_options *o)
     header_notes(dk, deck_in->zmbar, o, header, sizeof header);
     start_warnings(dk, &c.d, header, sizeof header);
     if (runlog_open(&c.lg, dir, c.s, source, header, err, sizeof err) == 0) {
+        runlog_setup_walls(&c.lg, c.s);
         ledger_start(&c.s->led, ks_pending_inconsistency(c.s, c.s->time));
         runlog_check(&c.lg, c.s, &c.d, NULL, 1);
         c.rs.echeck = c.d.etot;
@@ -1011,6 +1029,7 @@ static int check_restart_tcrit(const deck *rd, const run_options *o, double t, d
 
 int run_restart(const deck *rd, const run_options *o)
 {
+    const double wall0 = omp_get_wtime();
     char err[1024] = "", ckdir[4096];
     if (o->threads > 0) omp_set_num_threads(o->threads);
     deck saved;
@@ -1039,6 +1058,8 @@ int run_restart(const deck *rd, const run_options *o)
     c.s = s;
     c.rs = rs;
     c.d = rs.last;
+    c.lg.walls.process0 = wall0;
+    c.lg.walls.steps0 = s->tm.total;
     if (!(c.rs.etai0 > 0.0)) c.rs.etai0 = s->p.etai; /* a checkpoint from before KZ(17) */
     if (!(c.rs.etar0 > 0.0)) c.rs.etar0 = s->p.etar;
     s->led.exact = o->energy_audit;

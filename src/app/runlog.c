@@ -134,6 +134,52 @@ void runlog_progress(const runlog *r, const sim *s, const diag *d)
     fflush(stderr);
 }
 
+/* ---- where the process's wall time went ---------------------------------- */
+
+static double setup_wall(const runlog *r, const sim *s)
+{
+    return r->walls.model + s->ptm.state + s->ptm.libraries + s->tm.startup + s->ptm.first_check;
+}
+
+void runlog_setup_walls(runlog *r, const sim *s)
+{
+    const timers *t = &s->tm;
+    const process_timers *p = &s->ptm;
+    runlog_note(r, "set-up wall time %.3f s: initial model %.3f s, state %.3f s, libraries %.3f s, "
+                "start-up %.3f s (lists with the regular force %.3f s and %lld overflow retries, irregular "
+                "force %.3f s, derivatives %.3f s, the rest %.3f s), first check %.3f s (potential %.3f s)",
+                setup_wall(r, s), r->walls.model, p->state, p->libraries, t->startup, p->lists,
+                (long long)s->cnt.nb_overflow_retries, p->irregular, p->derivatives,
+                t->startup - p->lists - p->irregular - p->derivatives, p->first_check, p->checks_pot);
+}
+
+/* The parts: set-up (this process's, zero after a restart), block steps,
+ * the checks after the first, snapshots, checkpoints, and what is left
+ * (the log, the summary, a restart's reading). */
+typedef struct wall_split {
+    double process, setup, steps, checks, rest;
+} wall_split;
+
+static wall_split split_walls(const runlog *r, const sim *s)
+{
+    wall_split w;
+    w.process = omp_get_wtime() - r->walls.process0;
+    w.setup = setup_wall(r, s);
+    w.steps = s->tm.total - r->walls.steps0;
+    w.checks = s->ptm.checks - s->ptm.first_check;
+    w.rest = w.process - w.setup - w.steps - w.checks - r->walls.snapshots - r->walls.checkpoints;
+    return w;
+}
+
+void runlog_walls(runlog *r, const sim *s)
+{
+    const wall_split w = split_walls(r, s);
+    runlog_note(r, "process wall time %.3f s: set-up %.3f s, block steps %.3f s, checks after the first "
+                "%.3f s (%lld checks in all, their potential sums %.3f s), snapshots %.3f s, checkpoints "
+                "%.3f s, the rest %.3f s", w.process, w.setup, w.steps, w.checks, s->ptm.nchecks,
+                s->ptm.checks_pot, r->walls.snapshots, r->walls.checkpoints, w.rest);
+}
+
 int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d,
                    char *err, size_t errlen)
 {
@@ -178,6 +224,19 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
     fprintf(f, "  \"mean_neighbours\": %.10g,\n", (double)nnbsum / (s->ntot - s->ifirst));
     fprintf(f, "  \"wall_s\": %.6g,\n", s->tm.total);
     fprintf(f, "  \"wall_startup_s\": %.6g,\n", s->tm.startup);
+    /* this process: its set-up by part (zero after a restart), the checks
+     * (the first included) and their potential sums, the writes */
+    const wall_split w = split_walls(r, s);
+    fprintf(f, "  \"wall_process_s\": %.6g,\n", w.process);
+    fprintf(f, "  \"wall_setup_s\": {\"total\": %.6g, \"initial_model\": %.6g, \"state\": %.6g, "
+               "\"libraries\": %.6g, \"startup_lists\": %.6g, \"startup_irregular\": %.6g, "
+               "\"startup_derivatives\": %.6g, \"first_check\": %.6g},\n",
+            w.setup, r->walls.model, s->ptm.state, s->ptm.libraries, s->ptm.lists, s->ptm.irregular,
+            s->ptm.derivatives, s->ptm.first_check);
+    fprintf(f, "  \"wall_checks_s\": {\"count\": %lld, \"total\": %.6g, \"potential\": %.6g},\n",
+            s->ptm.nchecks, s->ptm.checks, s->ptm.checks_pot);
+    fprintf(f, "  \"wall_snapshots_s\": %.6g,\n  \"wall_checkpoints_s\": %.6g,\n", r->walls.snapshots,
+            r->walls.checkpoints);
     fprintf(f, "  \"wall_regular_s\": %.6g,\n", s->tm.regular);
     fprintf(f, "  \"wall_irregular_s\": %.6g,\n", s->tm.irregular);
     /* where the block steps' wall time went, and how often the schedule was

@@ -8,6 +8,15 @@
 #include "integ/checks.h"
 #include "core/sim.h"
 
+/* Where this process's wall time went outside the block steps (app/run.c
+ * fills it; the set-up's and the checks' parts are in the sim's timers). */
+typedef struct run_walls {
+    double process0;     /* omp_get_wtime() when the process began the run */
+    double model;        /* the initial model: masses, positions, scaling */
+    double snapshots, checkpoints;
+    double steps0;       /* the block steps' wall time before this process (a restart's) */
+} run_walls;
+
 typedef struct runlog {
     FILE *log;
     int quiet;
@@ -18,6 +27,7 @@ typedef struct runlog {
     int team_min;        /* the smallest OpenMP team of the run (0: not followed) */
     int team_changes;    /* how often the team changed size (team.h) */
     int row_as_comment;  /* the next check's row is written as a "# " comment */
+    run_walls walls;
     /* ---- restarts and early stops (checkpoint.h, runctl.h) ---- */
     const char *stop_reason; /* summary.json "stop_reason"; NULL: "tcrit" (finished) */
 } runlog;
@@ -43,6 +53,10 @@ void runlog_progress_break(void);
 int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d,
                    char *err, size_t errlen);
 void runlog_close(runlog *r);
+/* "# " lines with the wall time of the set-up (after the header) and of
+ * the whole process by part (at the end); summary.json has the same. */
+void runlog_setup_walls(runlog *r, const sim *s);
+void runlog_walls(runlog *r, const sim *s);
 
 /* ---- restarts and early stops ---- */
 /* Continues DIR/log.txt of a restarted run: cut to `bytes` (what belonged to

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <omp.h>
 #include "core/forces.h"
 #include "core/newpoly.h"
 #include "core/steps.h"
@@ -177,7 +178,10 @@ int newpoly_bodies(sim *s, int nb, const int *idx, double t, unsigned flags, cha
     const int **lp = malloc(sizeof(int *) * nb);
     int *nnb = malloc(sizeof(int) * nb);
     if (!fr || !frd || !fi || !fid || !lp || !nnb) nomem();
+    /* the start-up's parts go to the process's timers (sim.h) */
+    double w0 = omp_get_wtime();
     new_lists(s, nb, idx, fr, frd);
+    if (start) s->ptm.lists += omp_get_wtime() - w0;
     for (int k = 0; k < nb; k++) {
         const int i = idx[k];
         gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
@@ -188,6 +192,7 @@ int newpoly_bodies(sim *s, int nb, const int *idx, double t, unsigned flags, cha
 
     /* the irregular force from the new lists: the bodies and their
      * neighbours predicted (everyone when the set is the whole range) */
+    w0 = omp_get_wtime();
     if (nb == s->ntot - s->ifirst) gpuirr_pred_all(s->irr, s->ifirst, s->ntot, t);
     else gpuirr_pred_act(s->irr, nb, idx, t);
     int rc = irregular_force(s, nb, idx, fi, fid, err, errlen);
@@ -205,10 +210,13 @@ int newpoly_bodies(sim *s, int nb, const int *idx, double t, unsigned flags, cha
             }
         }
         if (start && tide_on(&s->tide)) coriolis_jerk_at_start(s, nb, idx);
+        if (start) s->ptm.irregular += omp_get_wtime() - w0;
 
         /* every body's a, j at t is in the libraries before the sums */
+        w0 = omp_get_wtime();
         newpoly_send(s, nb, idx);
         derivatives(s, nb, idx, t);
+        if (start) s->ptm.derivatives += omp_get_wtime() - w0;
         if (start && tide_on(&s->tide)) tide_derivatives_at_start(s, nb, idx);
         for (int k = 0; k < nb; k++) steps_first(s, idx[k], t);
         if (reg) reg->end(s, nb, idx, t, flags);

@@ -63,6 +63,17 @@ typedef struct timers {
     double p_predict, p_firr, p_corr, p_regf, p_firr_new, p_corr_reg, p_send, p_sched, p_ks;
 } timers;
 
+/* This process's set-up (app/run.c, integ/startup.c: the start-up's lists
+ * with the regular force, irregular force, second and third derivatives)
+ * and its measurements (integ/checks.c: every checks_measure, the
+ * potential sums in it).  Not in checkpoints: a restart's process starts
+ * them from zero. */
+typedef struct process_timers {
+    double state, libraries, lists, irregular, derivatives, first_check;
+    double checks, checks_pot;
+    long long nchecks;
+} process_timers;
+
 typedef struct counters {
     int64_t steps_irr, steps_reg, blocks;
     int64_t nb_overflow_retries;
@@ -116,6 +127,7 @@ typedef struct sim {
 
     counters cnt;
     timers tm;
+    process_timers ptm;
 
     /* scratch for the block step (owned by block.c) */
     struct block_scratch *bs;

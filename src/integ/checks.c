@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <omp.h>
 #include "integ/checks.h"
 #include "reg/ks.h"
 #include "common/predict.h"
@@ -33,6 +34,7 @@ static void energies(sim *s, const vec3 *x, const vec3 *v, diag *d)
     int i0 = s->ifirst, nb = s->ntot - s->ifirst;
     double ebin = 0.0;
     ksum w = {0, 0}, t = {0, 0};
+    const double w0 = omp_get_wtime();
     if (ks_needs_correction(s)) {
         /* KS (§8): the pairs and the chain as the forces model them, EBIN
          * and the chain's internal energy apart (ks.h); a chain with no KS
@@ -45,6 +47,7 @@ static void energies(sim *s, const vec3 *x, const vec3 *v, diag *d)
         for (int k = 0; k < nb; k++) ksum_add(&w, -0.5 * s->m[i0 + k] * pot[k]);
         free(pot);
     }
+    s->ptm.checks_pot += omp_get_wtime() - w0;
     ksum et = {0, 0}; /* KZ(14): the tidal potential energy of singles and c.m. bodies */
     for (int k = 0; k < nb; k++) {
         int i = i0 + k;
@@ -190,6 +193,7 @@ double checks_energy(sim *s)
 
 void checks_measure(sim *s, diag *d, int first)
 {
+    const double w0 = omp_get_wtime();
     vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
     ks_advance(s, s->time); /* KS: every pair within one step of the check time */
     ks_chain_sync(s, s->time, NULL, -1);
@@ -203,4 +207,6 @@ void checks_measure(sim *s, diag *d, int first)
     d->nbmean = (double)sum / (s->ntot - s->ifirst);
     free(x);
     free(v);
+    s->ptm.checks += omp_get_wtime() - w0;
+    s->ptm.nchecks++;
 }
