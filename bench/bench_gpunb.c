@@ -16,6 +16,11 @@
  *     a call with the host idle, then with the host busy between the two
  *     halves (on every OpenMP thread, and on the calling thread alone)
  *     for 0.8 of that time.
+ *     --potential N PATHS: the potential of N bodies: gpunb_pot (every
+ *     row whole) and gpunb_pot_rows (the upper triangle) on each of PATHS
+ *     (comma-separated: cuda, cpu for cpu-simd, cpu-ref), and "host", the
+ *     plain scalar triangle loop that the rows reproduce; the rows of every
+ *     path are compared with the first's bit for bit.
  */
 #include <math.h>
 #include <stdint.h>
@@ -289,17 +294,70 @@ static void bench_overlap(const bodies *B, int ni, int nj, int ngpu)
     gpunb_close(g);
 }
 
+/* the plain triangle rows of gpunb_pot_rows's contract, one thread a row */
+static void host_pot_rows(int n, const double *m, const double (*x)[3], double *row)
+{
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = i + 1; j < n; j++) {
+            const double dx = x[j][0] - x[i][0], dy = x[j][1] - x[i][1], dz = x[j][2] - x[i][2];
+            s += m[j] / sqrt(dx * dx + dy * dy + dz * dz);
+        }
+        row[i] = s;
+    }
+}
+
+static void bench_potential(const bodies *B, int n, const char *paths, int ngpu)
+{
+    double *row = malloc((size_t)n * sizeof(double)), *first = malloc((size_t)n * sizeof(double));
+    double *pot = malloc((size_t)n * sizeof(double));
+    int have_first = 0;
+    char list[256];
+    snprintf(list, sizeof list, "%s", paths);
+    for (char *p = strtok(list, ","); p; p = strtok(NULL, ",")) {
+        double tp = NAN, tr;
+        if (!strcmp(p, "host")) {
+            const double t0 = omp_get_wtime();
+            host_pot_rows(n, B->m, C3(B->x), row);
+            tr = omp_get_wtime() - t0;
+        } else {
+            char err[256];
+            gpunb *g = open_path(p, n, ngpu, err, sizeof err);
+            if (!g) { printf("potential %-8s not available: %s\n", p, err); continue; }
+            gpunb_pot_rows(g, 64, B->m, C3(B->x), row);   /* first-call costs (context, buffers) apart */
+            double t0 = omp_get_wtime();
+            gpunb_pot(g, n, B->m, C3(B->x), pot);
+            tp = omp_get_wtime() - t0;
+            t0 = omp_get_wtime();
+            gpunb_pot_rows(g, n, B->m, C3(B->x), row);
+            tr = omp_get_wtime() - t0;
+            gpunb_close(g);
+        }
+        const char *same = "";
+        if (!have_first) memcpy(first, row, (size_t)n * sizeof(double)), have_first = 1;
+        else same = memcmp(first, row, (size_t)n * sizeof(double)) ? "  rows DIFFER from the first path's"
+                                                                     : "  rows bit-identical to the first path's";
+        printf("potential %-8s N=%8d  pot %8.3f s  rows %8.3f s  (%.3g pairs/s)%s\n", p, n, tp, tr,
+               0.5 * (double)n * (n - 1) / tr, same);
+    }
+    free(row); free(first); free(pot);
+}
+
 int main(int argc, char **argv)
 {
-    int quick = 0, ngpu = 0, pni = 0, pnj = 0, oni = 0, onj = 0, cni1 = 0, cnj1 = 0;
+    int quick = 0, ngpu = 0, pni = 0, pnj = 0, oni = 0, onj = 0, cni1 = 0, cnj1 = 0, potn = 0;
+    const char *potpaths = NULL;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--quick")) quick = 1;
         else if (!strcmp(argv[a], "--ngpu") && a + 1 < argc) ngpu = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--point") && a + 2 < argc) { pni = atoi(argv[a + 1]); pnj = atoi(argv[a + 2]); a += 2; }
         else if (!strcmp(argv[a], "--overlap") && a + 2 < argc) { oni = atoi(argv[a + 1]); onj = atoi(argv[a + 2]); a += 2; }
         else if (!strcmp(argv[a], "--cpu") && a + 2 < argc) { cni1 = atoi(argv[a + 1]); cnj1 = atoi(argv[a + 2]); a += 2; }
+        else if (!strcmp(argv[a], "--potential") && a + 2 < argc) { potn = atoi(argv[a + 1]); potpaths = argv[a + 2]; a += 2; }
         else {
-            fprintf(stderr, "usage: %s [--quick] [--ngpu N] [--point N_i N_j] [--cpu N_i N_j] [--overlap N_i N_j]\n",
+            fprintf(stderr, "usage: %s [--quick] [--ngpu N] [--point N_i N_j] [--cpu N_i N_j] [--overlap N_i N_j] "
+                    "[--potential N PATHS]\n",
                     argv[0]);
             return 2;
         }
@@ -312,6 +370,10 @@ int main(int argc, char **argv)
     printf("%-8s %4s %7s %5s %10s %11s %8s %6s\n", "path", "gpus", "N_j", "N_i", "us/call", "pairs/s", "TFLOP/s",
            "<nnb>");
     const double min_s = quick ? 0.05 : 0.25;
+    if (potn > 0 && potn <= B.n) {
+        bench_potential(&B, potn, potpaths, ngpu);
+        return 0;
+    }
     if (oni > 0 && onj > 0 && onj <= B.n) {
         bench_overlap(&B, oni, onj, ngpu);
         return 0;

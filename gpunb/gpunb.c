@@ -251,6 +251,12 @@ void gpunb_pot(gpunb *g, int n, const double *m, const double (*x)[3], double *p
     g->ops->pot(g, n, m, x, pot);
 }
 
+void gpunb_pot_rows(gpunb *g, int n, const double *m, const double (*x)[3], double *row)
+{
+    check_idle(g, "gpunb_pot_rows");
+    if (n > 0) g->ops->pot_rows(g, n, m, x, row);
+}
+
 int gpunb_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3],
                const int *nnb, const int *const *lists, double (*a)[3], double (*jerk)[3])
 {

@@ -176,4 +176,18 @@ void gpunb_lists_naming(gpunb *g, int lo, int hi, int nlab, const int *labs, uns
  * (positive), good to 1e-10 relative. Independent of the stored j-state. */
 void gpunb_pot(gpunb *g, int n, const double *m, const double (*x)[3], double *pot);
 
+/* The rows of the potential's upper triangle, for a total that every
+ * backend gives to the bit: row[i] = sum_{j > i} m_j/|x_j - x_i| (positive;
+ * row[n-1] = 0), each row summed from 0 in ascending j with the plain C
+ * loop's operations, each rounded once (IEEE double, no contraction):
+ *     dx = x[j][0] - x[i][0] (likewise dy, dz),
+ *     s = s + m[j] / sqrt((dx * dx + dy * dy) + dz * dz).
+ * So W = -sum_i m_i row[i], summed in i order by the caller, does not depend
+ * on the backend, the GPU or thread count (the scaling of the initial model
+ * uses it: a deck gives the same bodies everywhere).  Half the pairs of
+ * gpunb_pot; the error of a row is that of a plain sum of positive terms,
+ * at most (n - i + 3) 2^-53 relative (tests/test_gpunb_*.c).  Independent of
+ * the stored j-state. */
+void gpunb_pot_rows(gpunb *g, int n, const double *m, const double (*x)[3], double *row);
+
 #endif

@@ -210,6 +210,20 @@ static void cpu_pot(gpunb *g, int n, const double *m, const double (*x)[3], doub
     }
 }
 
+/* The triangle's rows (gpunb_pot_rows), FPOLY_LANES rows a batch; rows
+ * shrink with i, so the batches go out one at a time. */
+static void cpu_pot_rows(gpunb *g, int n, const double *m, const double (*x)[3], double *row)
+{
+    (void)g;
+    const int use_avx512 = gpunb_cpu_has_avx512(), nbatch = (n + FPOLY_LANES - 1) / FPOLY_LANES;
+    #pragma omp parallel for schedule(dynamic, 1) if (nbatch > 1)
+    for (int b = 0; b < nbatch; b++) {
+        const int i0 = b * FPOLY_LANES, k = n - i0 < FPOLY_LANES ? n - i0 : FPOLY_LANES;
+        if (use_avx512) gpunb_cpu_pot_rows_lanes_avx512(n, m, x, i0, k, row + i0);
+        else pot_rows_lanes_run(n, m, x, i0, k, row + i0, k);
+    }
+}
+
 /* Irregular force of one body in list order, in double (the arithmetic of
  * GPUIRR's scalar backend: pairterm.h).  Returns 0, or 1 for a slot outside
  * the j-range or r = 0 (r < 1e-100 would overflow r^-3 as well). */
@@ -257,6 +271,7 @@ static const gpunb_ops cpu_ops = {
     .regf = cpu_regf,
     .fpoly = cpu_fpoly,
     .pot = cpu_pot,
+    .pot_rows = cpu_pot_rows,
     .irrf = cpu_irrf,
 };
 

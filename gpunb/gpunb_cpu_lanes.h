@@ -1,5 +1,5 @@
 /* gpunb_cpu_lanes.h — the start-up derivatives (docs/ALGORITHMS.md §7) and the
- * potential of the "cpu-ref" backend for up to FPOLY_LANES i-bodies at
+ * potentials (per body, and the upper triangle's rows) of the "cpu-ref" backend for up to FPOLY_LANES i-bodies at
  * once, one i-body per lane, so that a compiler vectorises across i.  Each lane runs the scalar
  * formula's operations in the same order over j ascending (plain IEEE
  * multiplies, adds, divides and square roots, no contraction: the build's
@@ -128,9 +128,38 @@ static inline void pot_lanes_run(int nall, const double *m, const double (*x)[3]
     for (int l = 0; l < n; l++) pot[l] = sum[l] + comp[l];
 }
 
-/* The AVX-512 builds of fpoly_lanes_run and pot_lanes_run
- * (gpunb_cpu_lanes_avx512.c); call only where the CPU has AVX-512F. */
+/* The upper-triangle rows sum_{j > i} m_j / r_ij of the bodies i0 .. i0 +
+ * n - 1 (n <= FPOLY_LANES; nl lanes computed, as above), each a plain sum
+ * from 0 in ascending j: the scalar loop of gpunb_pot_rows's contract, the
+ * terms with j <= i selected away. */
+static inline void pot_rows_lanes_run(int nall, const double *m, const double (*x)[3], int i0, int n,
+                                      double *row, int nl)
+{
+    double xi[3][FPOLY_LANES], sum[FPOLY_LANES];
+    int self[FPOLY_LANES];
+    for (int l = 0; l < FPOLY_LANES; l++) {
+        const int i = i0 + (l < n ? l : 0); /* spare lanes repeat the first body */
+        self[l] = i;
+        for (int e = 0; e < 3; e++) xi[e][l] = x[i][e];
+        sum[l] = 0.0;
+    }
+    for (int j = i0 + 1; j < nall; j++) {
+        const double xj0 = x[j][0], xj1 = x[j][1], xj2 = x[j][2], mj = m[j];
+#pragma omp simd
+        for (int l = 0; l < nl; l++) {
+            const double dx = xj0 - xi[0][l], dy = xj1 - xi[1][l], dz = xj2 - xi[2][l];
+            const double term = mj / sqrt(dx * dx + dy * dy + dz * dz);
+            sum[l] = j > self[l] ? sum[l] + term : sum[l];
+        }
+    }
+    for (int l = 0; l < n; l++) row[l] = sum[l];
+}
+
+/* The AVX-512 builds of fpoly_lanes_run, pot_lanes_run and
+ * pot_rows_lanes_run (gpunb_cpu_lanes_avx512.c); call only where the CPU
+ * has AVX-512F. */
 void gpunb_cpu_fpoly_lanes_avx512(const fpoly_src *c, const fpoly_lanes *L, fpoly_out *o);
 void gpunb_cpu_pot_lanes_avx512(int nall, const double *m, const double (*x)[3], int i0, int n, double *pot);
+void gpunb_cpu_pot_rows_lanes_avx512(int nall, const double *m, const double (*x)[3], int i0, int n, double *row);
 
 #endif

@@ -297,6 +297,11 @@ static void simd_pot(gpunb *g, int n, const double *m, const double (*x)[3], dou
     gpunb_pot(as_simd(g)->ref, n, m, x, pot);
 }
 
+static void simd_pot_rows(gpunb *g, int n, const double *m, const double (*x)[3], double *row)
+{
+    gpunb_pot_rows(as_simd(g)->ref, n, m, x, row);
+}
+
 /* The irregular force over given lists: the reference's double sums (the
  * CPU's irregular force is GPUIRR's job; this is here for the API). */
 static int simd_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3],
@@ -319,6 +324,7 @@ static const gpunb_ops simd_ops = {
     .regf = simd_regf,
     .fpoly = simd_fpoly,
     .pot = simd_pot,
+    .pot_rows = simd_pot_rows,
     .irrf = simd_irrf,
 };
 

@@ -52,6 +52,7 @@ extern "C" {
 #define SLICE_MIN 256       /* smallest j-slice of the regular force */
 #define SLICE_MAX 65536     /* largest j-slice: local indices fit in 16 bits */
 #define JSLICE_D 2048       /* j-slice of the double-precision kernels (fpoly, pot) */
+#define POT_ROWS_BS 128     /* rows (threads) of a thread block of k_pot_rows */
 #define D_PARTIALS (1 << 20) /* (i, slice) partial results per launch of those */
 #define LIST_CAP0 64        /* first capacity of a (slice, i) partial list */
 #define FAR 1.0e18f         /* position of padding j-bodies (mass 0) */
@@ -623,6 +624,38 @@ __global__ void k_pot(const dbl4 *pos, int n, int i0, int ni_pad, int Sj, double
         __syncthreads();
     }
     part[(size_t)y * ni_pad + i] = p;
+}
+
+/* The triangle's rows (gpunb_pot_rows): row i = sum_{j > i} m_j/r_ij, one
+ * thread a row, j ascending, every operation an explicit round-to-nearest
+ * intrinsic (never contracted into an FMA; sqrt and division IEEE), so the
+ * bits are the host loop's.  Row blocks of blockDim.x bodies: this launch
+ * does blocks b = blockIdx.x * nsplit + part (the GPUs of a call take every
+ * nsplit-th, so each gets the same share of the triangle); b = 0 (the
+ * longest rows) first. */
+__global__ void k_pot_rows(const dbl4 *pos, int n, int part, int nsplit, double *row)
+{
+    __shared__ dbl4 sx[POT_ROWS_BS];
+    const int tid = threadIdx.x, bs = blockDim.x;
+    const int i0 = (blockIdx.x * nsplit + part) * bs, i = i0 + tid;
+    if (i0 >= n) return;   /* the whole block: no barrier is left waiting */
+    const dbl4 xi = pos[min(i, n - 1)];
+    double s = 0.0;
+    for (int jt = i0 + 1; jt < n; jt += bs) {
+        const int jj = jt + tid;
+        if (jj < n) sx[tid] = pos[jj];
+        __syncthreads();
+        const int nt = min(bs, n - jt);
+        for (int k = 0; k < nt; k++) {
+            const dbl4 xj = sx[k];
+            const double dx = __dsub_rn(xj.x, xi.x), dy = __dsub_rn(xj.y, xi.y), dz = __dsub_rn(xj.z, xi.z);
+            const double r2 = __dadd_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)), __dmul_rn(dz, dz));
+            const double term = __ddiv_rn(xj.w, __dsqrt_rn(r2));
+            if (jt + k > i) s = __dadd_rn(s, term);
+        }
+        __syncthreads();
+    }
+    if (i < n) row[i] = s;
 }
 
 /* Sums ncomp-component partials over the j-slices in slice order. */
@@ -2082,10 +2115,46 @@ static void cuda_pot(gpunb *g, int n, const double *m, const double (*x)[3], dou
     on_all_devices(c, dev_pot, &P);
 }
 
+typedef struct PotRowsArg { int n; double *row; } PotRowsArg;
+
+/* GPU k's rows: row blocks k, k + ngpu, ...; the whole row array comes back
+ * into its own host buffer, the caller takes its blocks from it. */
+static void dev_pot_rows(GpunbCuda *c, Dev *d, void *arg)
+{
+    const PotRowsArg *P = (const PotRowsArg *)arg;
+    const int n = P->n, k = (int)(d - c->dev), nblk = cdiv(n, POT_ROWS_BS);
+    dev_set(d);
+    grow_dev((void **)&d->d_pos, &d->pos_cap, (size_t)n * sizeof(dbl4));
+    grow_dev((void **)&d->d_out, &d->out_cap, (size_t)n * sizeof(double));
+    grow_host((void **)&d->h_out, &d->hout_cap, (size_t)n * sizeof(double));
+    CK(cudaMemcpyAsync(d->d_pos, c->h_pos, (size_t)n * sizeof(dbl4), cudaMemcpyHostToDevice, d->st));
+    const int grid = cdiv(nblk - k, c->ngpu);
+    if (grid > 0) {
+        k_pot_rows<<<grid, POT_ROWS_BS, 0, d->st>>>(d->d_pos, n, k, c->ngpu, d->d_out);
+        CKL("k_pot_rows");
+    }
+    CK(cudaMemcpyAsync(d->h_out, d->d_out, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost, d->st));
+    CK(cudaStreamSynchronize(d->st));
+    for (int b = k; b < nblk; b += c->ngpu) {
+        const int lo = b * POT_ROWS_BS, hi = imin(lo + POT_ROWS_BS, n);
+        memcpy(P->row + lo, d->h_out + lo, (size_t)(hi - lo) * sizeof(double));
+    }
+}
+
+static void cuda_pot_rows(gpunb *g, int n, const double *m, const double (*x)[3], double *row)
+{
+    GpunbCuda *c = as_cuda(g);
+    if (n <= 0) return;
+    grow_host((void **)&c->h_pos, &c->hpos_cap, (size_t)n * sizeof(dbl4));
+    for (int i = 0; i < n; i++) c->h_pos[i] = mkd4(x[i][0], x[i][1], x[i][2], m[i]);
+    PotRowsArg P = {n, row};
+    on_all_devices(c, dev_pot_rows, &P);
+}
+
 /* ------------------------------------------------------------------- open */
 
 static const gpunb_ops cuda_ops = {
-    "cuda", cuda_close, cuda_set_range, cuda_set_jp, cuda_predict, cuda_regf, cuda_fpoly, cuda_pot, cuda_irrf,
+    "cuda", cuda_close, cuda_set_range, cuda_set_jp, cuda_predict, cuda_regf, cuda_fpoly, cuda_pot, cuda_pot_rows, cuda_irrf,
     cuda_set_list, cuda_irrf_res, cuda_regf_begin, cuda_regf_end, cuda_hold, cuda_lists_naming,
 };
 

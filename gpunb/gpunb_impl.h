@@ -23,6 +23,7 @@ typedef struct gpunb_ops {
                   double (*d2irr)[3], double (*d3irr)[3],
                   double (*d2reg)[3], double (*d3reg)[3]);
     void (*pot)(gpunb *g, int n, const double *m, const double (*x)[3], double *pot);
+    void (*pot_rows)(gpunb *g, int n, const double *m, const double (*x)[3], double *row);
     int (*irrf)(gpunb *g, int ni, const double (*x)[3], const double (*v)[3],
                 const int *nnb, const int *const *lists, double (*a)[3], double (*jerk)[3]);
     /* Resident lists (gpunb.h).  A backend that keeps them itself (CUDA:

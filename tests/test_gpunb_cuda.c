@@ -15,13 +15,18 @@
  * pairs with |r_min/(h sqrt(m_j/<m>)) - 1| < 1e-5 (float r^2 is good to a few
  * 1e-7), counted, at most 1e-4 of all neighbour pairs.  fpoly and pot are
  * computed in double on the GPU: sums of <= 262144 terms in another order
- * differ by <= n*u*sum|t| ~ 3e-11 of the term magnitudes, so 1e-10. */
+ * differ by <= n*u*sum|t| ~ 3e-11 of the term magnitudes, so 1e-10.  The
+ * potential's triangle rows (gpunb_pot_rows) must be the contract's plain
+ * loop bit for bit (IEEE operations in the host's order), on 1 or 2 GPUs,
+ * and within tests/potref.h's bound, (k + 3.5) 2^-53 for a row of k terms,
+ * of a long-double reference. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
 #include "check.h"
+#include "potref.h"
 #include "gpunb/gpunb.h"
 #ifdef HAVE_CUDA
 #include "gpunb/gpunb_cuda.h"
@@ -400,6 +405,27 @@ static void check_pot(gpunb *g, const bodies *B, int n, const char *name)
     }
     CHECK(worst <= 1e-10, "%s: potential of %d bodies within 1e-10 relative (worst %.2e)", name, n, worst);
     free(pot);
+}
+
+/* gpunb_pot_rows of the first n bodies: the plain loop's bits, and the
+ * reference's bound on every stride-th row (the reference costs a
+ * long-double sum a row on the host) */
+static void check_pot_rows(gpunb *g, const bodies *B, int n, int stride, const char *name)
+{
+    double *row = malloc((size_t)n * sizeof(double)), *plain = malloc((size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) row[i] = NAN;
+    const double t0 = omp_get_wtime();
+    gpunb_pot_rows(g, n, B->m, C3(B->x), row);
+    const double dt = omp_get_wtime() - t0;
+    potref_plain_rows(n, B->m, C3(B->x), plain);
+    double rel, worst = potref_check(n, B->m, C3(B->x), row, stride, &rel);
+    printf("# %s: pot rows of %d bodies %.3f ms; worst error %.2e relative, %.3f of the bound\n", name, n, 1e3 * dt,
+           rel, worst);
+    CHECK(memcmp(row, plain, (size_t)n * sizeof(double)) == 0, "%s: pot rows of %d bodies equal the plain loop bit for bit",
+          name, n);
+    CHECK(worst <= 1.0, "%s: pot rows of %d bodies within (k + 3.5) 2^-53 of the long-double rows (worst %.3f of it)",
+          name, n, worst);
+    free(row); free(plain);
 }
 
 /* ---- the cases */
@@ -1138,6 +1164,15 @@ static void multi_gpu_case(uint64_t *seed)
     if (st.ngpu < 2) { SKIP("1-vs-2-GPU identity: only %d GPU", st.ngpu); gpunb_close(g2); return; }
 #endif
     gpunb *g1 = open_cuda(1, 0, 262144 + JBEG, err, sizeof err);
+    {   /* the potential's rows: every row block on one GPU or the other */
+        bodies B = make_bodies(65536, 1, seed);
+        double *r1 = malloc((size_t)B.n * sizeof(double)), *r2 = malloc((size_t)B.n * sizeof(double));
+        gpunb_pot_rows(g1, B.n, B.m, C3(B.x), r1);
+        gpunb_pot_rows(g2, B.n, B.m, C3(B.x), r2);
+        CHECK(memcmp(r1, r2, (size_t)B.n * sizeof(double)) == 0, "pot rows on 1 and 2 GPUs bit-identical (N = %d)", B.n);
+        free(r1); free(r2);
+        free_bodies(&B);
+    }
     static const int nis[] = {7, 1000, 4096};
     for (int clumpy = 0; clumpy < 2; clumpy++) {
         bodies B = make_bodies(clumpy ? 65536 : 262144, clumpy, seed);
@@ -1196,7 +1231,13 @@ int main(void)
             check_fpoly(gs, &B, &c, "fpoly (simple path) N_j=32768 N_i=1000");
         }
         check_pot(g, &B, 20000, "pot");
+        for (int n = 1; n <= 3; n++) check_pot_rows(g, &B, n, 1, "rows");
+        check_pot_rows(g, &B, 129, 1, "rows");
+        check_pot_rows(g, &B, B.n, 7, "rows");
         free_icase(&c); free_icase(&c7); free_bodies(&B);
+        B = make_bodies(20000, 1, &seed);   /* clumps: close pairs */
+        check_pot_rows(g, &B, B.n, 3, "rows, clumpy");
+        free_bodies(&B);
     }
     if (gs) gpunb_close(gs);
     cpu_backend_case(g, &seed);

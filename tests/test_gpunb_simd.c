@@ -10,13 +10,17 @@
  * term + 64 float roundings per block + 2^-47 |x|/r); few-body calls (one
  * task per j-slice) bit-identical to the same bodies in a large call and to
  * other thread counts; NBMAX overflow reported as with the reference; fpoly
- * and the potential equal to cpu-ref's (they are delegated to it). */
+ * and the potential equal to cpu-ref's (they are delegated to it).  The
+ * potential's triangle rows (gpunb_pot_rows): both builds of the lanes and
+ * both CPU backends give the contract's plain loop bit for bit, at any
+ * thread count, within tests/potref.h's bound of a long-double reference. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "potref.h"
 #include "gpunb/gpunb.h"
 #include "gpunb/gpunb_cpu_lanes.h"
 #include "gpunb/gpunb_impl.h"
@@ -380,6 +384,68 @@ static void test_fpoly_lanes(uint64_t *rs, int have512)
     free(x); free(v); free(a); free(jk); free(m);
 }
 
+/* gpunb_pot_rows on the CPU: the lanes (baseline and AVX-512 builds) and
+ * both backends against the plain loop, bit for bit, and the rows against
+ * the long-double reference with potref.h's bound, on a fresh cluster with
+ * pairs at 1e-5 and masses over two decades; n from 1 to a few thousand
+ * (spare lanes, a last batch of one). */
+static void test_pot_rows(uint64_t *rs, int have512)
+{
+    enum { NP = 3001 };
+    double (*x)[3] = malloc(sizeof(double[3]) * NP), *m = malloc(sizeof(double) * NP);
+    double *plain = malloc(sizeof(double) * NP), *got = malloc(sizeof(double) * NP);
+    for (int j = 0; j < NP; j++) {
+        const double off = j % 3 == 0 ? 10.0 : 0.0;
+        m[j] = pow(10.0, -2.0 * urand(rs)) / NP;
+        for (int e = 0; e < 3; e++) x[j][e] = off + 2.0 * urand(rs) - 1.0;
+        if (j % 40 == 1)
+            for (int e = 0; e < 3; e++) x[j][e] = x[j - 1][e] + 1e-5 * (urand(rs) - 0.5);
+    }
+    int lanes_same = 1;
+    potref_plain_rows(NP, m, (const double (*)[3])x, plain);
+    for (int i0 = 0; i0 < NP; i0 += 89) {
+        const int n = NP - i0 < FPOLY_LANES ? NP - i0 : 1 + i0 % FPOLY_LANES;
+        double pb[FPOLY_LANES], pw[FPOLY_LANES];
+        pot_rows_lanes_run(NP, m, (const double (*)[3])x, i0, n, pb, n);
+        if (have512) gpunb_cpu_pot_rows_lanes_avx512(NP, m, (const double (*)[3])x, i0, n, pw);
+        else memcpy(pw, pb, sizeof pb);
+        lanes_same &= memcmp(pb, plain + i0, sizeof(double) * n) == 0 && memcmp(pw, plain + i0, sizeof(double) * n) == 0;
+    }
+    CHECK(lanes_same, "pot rows lanes: %s the plain loop bit for bit", have512 ? "both builds equal" : "the baseline build equals");
+
+    static const int sizes[] = {1, 2, 9, 17, 1000, NP};
+    const int nthr = omp_get_max_threads();
+    for (int mode = 0; mode < 2; mode++) {
+        char err[256];
+        gpunb_config cfg = {mode ? GPUNB_CPU : GPUNB_CPU_REF, 0, 0};
+        gpunb *g = gpunb_open(NP, 8, &cfg, NULL, 0, err, sizeof err);
+        if (!g) { CHECK(0, "open: %s", err); continue; }
+        int same = 1;
+        double worst = 0.0, wrel = 0.0;
+        for (size_t q = 0; q < sizeof sizes / sizeof sizes[0]; q++) {
+            const int n = sizes[q];
+            potref_plain_rows(n, m, (const double (*)[3])x, plain);
+            for (int t = 1; t <= nthr; t += nthr > 1 ? nthr - 1 : 1) {
+                omp_set_num_threads(t);
+                for (int i = 0; i < n; i++) got[i] = NAN;
+                gpunb_pot_rows(g, n, m, (const double (*)[3])x, got);
+                same &= memcmp(got, plain, sizeof(double) * n) == 0;
+            }
+            omp_set_num_threads(nthr);
+            double rel;
+            worst = fmax(worst, potref_check(n, m, (const double (*)[3])x, got, 1, &rel));
+            wrel = fmax(wrel, rel);
+        }
+        printf("# pot rows %s: worst error %.2e relative, %.3f of the bound\n", gpunb_backend(g), wrel, worst);
+        CHECK(same, "pot rows %s: the plain loop bit for bit (n = 1 .. %d, 1 and %d threads)", gpunb_backend(g), NP,
+              nthr);
+        CHECK(worst <= 1.0, "pot rows %s: within (k + 3.5) 2^-53 of the long-double rows (worst %.3f of it)",
+              gpunb_backend(g), worst);
+        gpunb_close(g);
+    }
+    free(x); free(m); free(plain); free(got);
+}
+
 int main(void)
 {
     uint64_t seed = check_seed(), rs = seed;
@@ -415,6 +481,7 @@ int main(void)
     if (have512) test_width(16, c, ilist, h2, dtr, xp, vp, t);
     else SKIP("cpu-simd AVX-512 kernel: this CPU lacks AVX-512 F/DQ/VL");
     test_fpoly_lanes(&rs, have512);
+    test_pot_rows(&rs, have512);
     if (!have512) SKIP("cpu-ref fpoly and pot, AVX-512 build: this CPU lacks AVX-512");
     omp_set_num_threads(nthr);
 

@@ -399,6 +399,24 @@ static void test_plummer_standard(void)
 #else
     SKIP("no OpenMP: thread-count independence not tested");
 #endif
+    /* Summed by the GPUNB library a run opens (its CPU backends here, the
+     * GPU where there is one): the host's bits, so the same bodies. */
+    const double w0 = ic_potential(n, a.m, CX(a));
+    int same = 1;
+    d.nrand = 123;
+    for (int mode = 0; mode < 2; mode++) {
+        gpunb_config cfg = {mode ? GPUNB_AUTO : GPUNB_CPU_REF, 0, 0};
+        gpunb *nb = gpunb_open(n, 1, &cfg, NULL, 0, err, sizeof err);
+        if (!nb) {
+            CHECK(0, "gpunb_open: %s", err);
+            continue;
+        }
+        same &= ic_potential_nb(nb, n, a.m, CX(a)) == w0;
+        same &= ic_make_nb(&d, NULL, nb, b.m, b.x, b.v, err, sizeof err) == 0 && bodies_equal(&a, &b);
+        printf("# ic_potential_nb on %s\n", gpunb_backend(nb));
+        gpunb_close(nb);
+    }
+    CHECK(same, "ic_potential_nb and ic_make_nb on GPUNB (cpu-ref, the default backend): the host's bits");
     bodies_free(&a);
     bodies_free(&b);
 }

@@ -810,6 +810,13 @@ static void print_notes(const char *notes)
     }
 }
 
+/* The library that sums the initial model's potential (the scaling's
+ * N^2/2 pairs): the run's backend, opened for this alone (no lists). */
+static gpunb *model_library(const run_options *o, int n, char *err, size_t errlen)
+{
+    return gpunb_open(n > 0 ? n : 1, 1, &o->gpu, NULL, 0, err, errlen);
+}
+
 int run_deck(const deck *deck_in, const run_options *o)
 {
     const double wall0 = omp_get_wtime();
@@ -831,10 +838,13 @@ int run_deck(const deck *deck_in, const run_options *o)
     }
     int rc = EXIT_BAD_INPUT;
     double wall_model = 0.0;
-    if (ic_make(dk, o->ic_file, m, x, v, err, sizeof err)) {
+    gpunb *pnb = model_library(o, n, err, sizeof err);
+    if (!pnb || ic_make_nb(dk, o->ic_file, pnb, m, x, v, err, sizeof err)) {
+        gpunb_close(pnb);
         fprintf(stderr, "nbody6c: %s\n", err);
         goto early;
     }
+    gpunb_close(pnb);
     wall_model = omp_get_wtime() - wall0;
     du.n = n; /* the deck in force has NBODY6's N after binpop.f, as its checkpoints */
     rc = prepare_out_dir(dir, o->force);

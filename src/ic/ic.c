@@ -186,21 +186,21 @@ static int make_model(const deck *d, double *m, double *primary, double (*x)[3],
 
 /* KZ(14) > 0: NBODY6's one rescaling that puts the tidal potential energy
  * into E = -1/4 (xtrnl0.f), after the standard scaling. */
-static int scale_with_tide(const deck *d, double *m, double (*x)[3], double (*v)[3], char *err,
-                           size_t errlen)
+static int scale_with_tide(const deck *d, gpunb *nb, double *m, double (*x)[3], double (*v)[3],
+                           char *err, size_t errlen)
 {
     tide td;
     /* the mass unit is ZMBAR times the run's N, which binpop.c may change */
     const tide_spec ts = setup_tide(d);
     if (tide_init(&td, &ts, ic_body_count(d), err, errlen))
         return 1;
-    tide_scale_start(&td, d->n, m, x, v, ic_potential(d->n, m, (const double(*)[3])x));
+    tide_scale_start(&td, d->n, m, x, v, ic_potential_nb(nb, d->n, m, (const double(*)[3])x));
     return 0;
 }
 
 /* The model or the file, scaled: the deck's N bodies before any binary is
  * split (ic_make below adds the binaries; primary as make_masses). */
-static int make_unsplit(const deck *d, const char *ic_file, double *m, double *primary,
+static int make_unsplit(const deck *d, const char *ic_file, gpunb *nb, double *m, double *primary,
                         double (*x)[3], double (*v)[3], char *err, size_t errlen)
 {
     const int kz22 = d->kz[22];
@@ -234,11 +234,11 @@ static int make_unsplit(const deck *d, const char *ic_file, double *m, double *p
     if (kz22 == 3)
         return 0;
     char why[256];
-    status = scale_standard_checked(d->n, m, x, v, d->q, why, sizeof why);
+    status = scale_standard_nb(nb, d->n, m, x, v, d->q, why, sizeof why);
     if (status)
         snprintf(err, errlen, "%s: %s", kz22 == 2 ? path : "initial model", why);
     else if (d->kz[14] > 0)
-        status = scale_with_tide(d, m, x, v, err, errlen);
+        status = scale_with_tide(d, nb, m, x, v, err, errlen);
     return status;
 }
 
@@ -298,10 +298,16 @@ static void describe_unsplit(const deck *d, const char *ic_file, char *buf, size
 int ic_make(const deck *d, const char *ic_file, double *m, double (*x)[3], double (*v)[3],
             char *err, size_t errlen)
 {
+    return ic_make_nb(d, ic_file, NULL, m, x, v, err, errlen);
+}
+
+int ic_make_nb(const deck *d, const char *ic_file, gpunb *nb, double *m, double (*x)[3],
+               double (*v)[3], char *err, size_t errlen)
+{
     if (check_imf_binaries(d, err, errlen))
         return 1;
     if (!binpop_on(d))
-        return make_unsplit(d, ic_file, m, NULL, x, v, err, errlen);
+        return make_unsplit(d, ic_file, nb, m, NULL, x, v, err, errlen);
     /* the model's N bodies, then the binaries split from its first NBIN0 */
     const size_t n = (size_t)(d->n > 0 ? d->n : 1);
     double *mm = malloc(sizeof(double) * n);
@@ -312,7 +318,7 @@ int ic_make(const deck *d, const char *ic_file, double *m, double (*x)[3], doubl
     double ebin0;
     if (!mm || !mx || !mv || (binpop_imf_pairs(d) && !primary))
         snprintf(err, errlen, "out of memory for %d bodies", d->n);
-    else if ((status = make_unsplit(d, ic_file, mm, primary, mx, mv, err, errlen)) == 0 &&
+    else if ((status = make_unsplit(d, ic_file, nb, mm, primary, mx, mv, err, errlen)) == 0 &&
              (status = binpop_make(d, model_mean_msun(d) * d->n, primary, mm,
                                    (const double(*)[3])mx, (const double(*)[3])mv, m, x, v,
                                    &ebin0)) != 0)

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "io/deck.h"
+#include "gpunb/gpunb.h"
 
 /* xoshiro256** seeded through splitmix64 (the algorithm is written out in
  * rng.c, so a deck gives the same bodies on every machine). */
@@ -68,9 +69,13 @@ int bodyfile_read(const char *path, int n, double *m, double (*x)[3], double (*v
 int bodyfile_write(const char *path, int n, const double *m, const double (*x)[3],
                    const double (*v)[3]);
 
-/* Energies by direct double-precision summation (G = 1). */
+/* Energies by direct double-precision summation (G = 1).  The potential
+ * (negative) from the rows of gpunb_pot_rows added in i order: on the
+ * library nb, or with nb NULL on the host (ic_potential); the same bits
+ * either way. */
 double ic_kinetic(int n, const double *m, const double (*v)[3]);
-double ic_potential(int n, const double *m, const double (*x)[3]); /* negative */
+double ic_potential(int n, const double *m, const double (*x)[3]);
+double ic_potential_nb(gpunb *nb, int n, const double *m, const double (*x)[3]);
 
 /* Standard N-body units: total mass 1, c.m. at rest at the origin, then
  * velocities scaled to virial ratio q (T/|W| = q) and lengths/velocities so
@@ -81,12 +86,19 @@ void scale_standard(int n, double *m, double (*x)[3], double (*v)[3], double q);
  * bodies (W not finite), q outside [0, 1) (E >= 0). */
 int scale_standard_checked(int n, double *m, double (*x)[3], double (*v)[3], double q,
                            char *err, size_t errlen);
+/* The same with the potential summed on nb (NULL: on the host). */
+int scale_standard_nb(gpunb *nb, int n, double *m, double (*x)[3], double (*v)[3], double q,
+                      char *err, size_t errlen);
 
 /* The whole setup from a deck: masses, model or file, scaling.  ic_file is
  * the KZ(22) file (NULL: "fort.10" in the current directory).  Returns 0, or
  * nonzero with a message in err. */
 int ic_make(const deck *d, const char *ic_file, double *m, double (*x)[3], double (*v)[3],
             char *err, size_t errlen);
+/* The same with the scaling's potential summed on nb (ic_potential_nb):
+ * the same bodies, bit for bit; ic_make is ic_make_nb with nb NULL. */
+int ic_make_nb(const deck *d, const char *ic_file, gpunb *nb, double *m, double (*x)[3],
+               double (*v)[3], char *err, size_t errlen);
 
 /* The mean mass in Msun that the run's physical units use (NBODY6's ZMBAR
  * after its set-up): with KZ(22) <= 1 and unequal masses the mean of the

@@ -2,10 +2,12 @@
  * units (G = 1, M = 1, E = -1/4, centre of mass at rest at the origin), in
  * NBODY6's order: masses, centre of mass, virial ratio, then energy.
  *
- * The potential is summed in a fixed order whatever the number of threads:
- * each row i (the sum of m_j/r_ij over j > i, j ascending) is computed by one
- * thread, and the rows are added serially in i order; so the scaled bodies do
- * not depend on OMP_NUM_THREADS. */
+ * The potential is summed in a fixed order whatever computes it: each row i
+ * (the sum of m_j/r_ij over j > i, j ascending, gpunb_pot_rows's contract)
+ * is summed alone, the rows are added serially in i order; so the scaled
+ * bodies depend neither on OMP_NUM_THREADS nor on the GPUNB backend that
+ * summed the rows (the GPU at large N: the N^2/2 pairs are most of a big
+ * model's set-up on the host). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +31,7 @@ static double potential_row(int n, int i, const double *m, const double (*x)[3])
     return s;
 }
 
-double ic_potential(int n, const double *m, const double (*x)[3])
+double ic_potential_nb(gpunb *nb, int n, const double *m, const double (*x)[3])
 {
     double w = 0.0;
     double *row = malloc((size_t)(n > 0 ? n : 1) * sizeof *row);
@@ -38,14 +40,23 @@ double ic_potential(int n, const double *m, const double (*x)[3])
             w += m[i] * potential_row(n, i, m, x);
         return -w;
     }
-    /* Rows shrink with i: dynamic chunks balance the triangle. */
+    if (nb) {
+        gpunb_pot_rows(nb, n, m, x, row);
+    } else {
+        /* Rows shrink with i: dynamic chunks balance the triangle. */
 #pragma omp parallel for schedule(dynamic, 64)
-    for (int i = 0; i < n; i++)
-        row[i] = potential_row(n, i, m, x);
+        for (int i = 0; i < n; i++)
+            row[i] = potential_row(n, i, m, x);
+    }
     for (int i = 0; i < n; i++)
         w += m[i] * row[i];
     free(row);
     return -w;
+}
+
+double ic_potential(int n, const double *m, const double (*x)[3])
+{
+    return ic_potential_nb(NULL, n, m, x);
 }
 
 static void normalise_masses(int n, double *m)
@@ -97,8 +108,8 @@ static void scale_to_energy(int n, double (*x)[3], double (*v)[3], double e)
  * positive and finite; a potential energy that is not finite and negative
  * (coincident bodies); q outside [0, 1), where E = T + W >= 0 and no length
  * scale gives -1/4 (only the velocities have been scaled then). */
-int scale_standard_checked(int n, double *m, double (*x)[3], double (*v)[3], double q,
-                           char *err, size_t errlen)
+int scale_standard_nb(gpunb *nb, int n, double *m, double (*x)[3], double (*v)[3], double q,
+                      char *err, size_t errlen)
 {
     if (n <= 0)
         return 0;
@@ -114,7 +125,7 @@ int scale_standard_checked(int n, double *m, double (*x)[3], double (*v)[3], dou
     centre_on_mass(n, m, x, v);
     if (n < 2)
         return 0;
-    const double w = ic_potential(n, m, (const double (*)[3])x);
+    const double w = ic_potential_nb(nb, n, m, (const double (*)[3])x);
     if (!(w < 0.0) || !isfinite(w)) {
         if (err)
             snprintf(err, errlen, "potential energy %g: bodies at the same position?", w);
@@ -137,6 +148,12 @@ int scale_standard_checked(int n, double *m, double (*x)[3], double (*v)[3], dou
     }
     scale_to_energy(n, x, v, e);
     return 0;
+}
+
+int scale_standard_checked(int n, double *m, double (*x)[3], double (*v)[3], double q,
+                           char *err, size_t errlen)
+{
+    return scale_standard_nb(NULL, n, m, x, v, q, err, errlen);
 }
 
 void scale_standard(int n, double *m, double (*x)[3], double (*v)[3], double q)
