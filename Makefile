@@ -41,7 +41,7 @@ CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=s
              -gencode arch=compute_90,code=compute_90
 NVFLAGS   ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra,-fopenmp --expt-relaxed-constexpr
 
-LAYERS    := common sse core reg integ io ic app
+LAYERS    := common sse core reg evol integ io ic app
 LIB_SRC   := $(filter-out src/app/main.c,$(wildcard $(LAYERS:%=src/%/*.c))) $(wildcard gpunb/*.c) $(wildcard gpuirr/*.c)
 CU_SRC    := $(if $(filter 1,$(CUDA)),$(wildcard gpunb/*.cu),)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o)

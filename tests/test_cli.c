@@ -88,11 +88,11 @@ static void first_user(const char *dir, const char *deck)
 
     /* item 3: every refused option of a production-like deck in one message */
     deck_with(d2, "0 0 0 0 1 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1\n",
-              "0 0 0 0 1 0 0 0 0 0\n0 0 0 3 3 0 0 0 3 2\n0 0 -1 0 0 1 0 0 0 3\n0 0 0 0 0 0 0 0 0 1\n");
+              "0 0 0 0 1 0 0 0 0 0\n0 0 0 3 3 0 0 0 4 2\n0 0 -1 0 0 1 0 0 0 3\n0 0 0 0 0 0 0 0 0 1\n");
     snprintf(cmd, sizeof cmd, "%s --out %s/r3 %s", NBODY6C_BIN, dir, d2);
     int rc = sh(cmd);
     const char *want[] = {"x.deck:5: KZ(14) = 3: this external tidal field", "x.deck:5: KZ(15) = 3:",
-                          "x.deck:5: KZ(19) = 3: mass loss", "x.deck:5: KZ(20) = 2:",
+                          "x.deck:5: KZ(19) = 4: this stellar evolution", "x.deck:5: KZ(20) = 2:",
                           "x.deck:6: KZ(23) = -1: escaper removal", "x.deck:6: KZ(26) = 1: slow-down",
                           "x.deck:6: KZ(30) = 3:"};
     int all = rc == 2 && strstr(out, "7 KZ options are refused") != NULL;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "io/deck.h"
+#include "evol/evol.h"
 #include "app/run.h"
 #include "common/version.h"
 
@@ -41,6 +42,9 @@ static void usage(FILE *f)
         "  --energy-probe DT  probe.txt: the energy every DT of model time, measured on a\n"
         "                   copy of the state so that the run itself is unchanged\n"
         "                   (diagnosis: where between two checks the energy went)\n"
+        "  --kicks SPEC     KZ(19) = 3: the remnants' kicks, e.g. ns=-100,ec=-0.25,bh=2,wd=2,\n"
+        "                   wdmax=6 (NBODY6's; km/s, V < 0 flat in [0, |V|], V > 0\n"
+        "                   Maxwellian dispersion, 0 none; docs/STELLAR_EVOLUTION.md)\n"
         "  --threads N      OpenMP threads (default: OMP_NUM_THREADS, else all cores,\n"
         "                   fewer while other processes use some; README \"Threads\")\n"
         "  --gpu=MODE       auto (default: the GPU when present), off (CPU SIMD backend),\n"
@@ -132,6 +136,14 @@ static void parse_args(int argc, char **argv, run_options *o)
                 exit(EXIT_BAD_INPUT);
             }
             o->energy_probe = v;
+        } else if ((val = option_value(argc, argv, &k, "--kicks"))) {
+            char msg[512];
+            evol_kicks kk = evol_kicks_default(0);
+            if (evol_kicks_parse(val, &kk, msg, sizeof msg)) {
+                fprintf(stderr, "nbody6c: %s\n", msg);
+                exit(EXIT_BAD_INPUT);
+            }
+            o->kicks = val;
         } else if (!strcmp(a, "--checkpoint-dtadj")) {
             o->checkpoint_at_dtadj = 1;
         } else if ((val = option_value(argc, argv, &k, "--ks"))) {

@@ -15,6 +15,8 @@
 #include "integ/block.h"
 #include "integ/checks.h"
 #include "integ/escape.h"
+#include "integ/stars.h"
+#include "evol/evol.h"
 #include "ic/ic.h"
 #include "reg/ks.h"
 #include "core/newpoly.h"
@@ -141,6 +143,11 @@ sim *run_start(const deck *dk, int n, const double *m, const double (*x)[3],
     /* NBODY6 calls ADJUST once at t = 0 as well: KZ(16)'s RMIN and DTMIN
      * start from the core density, not from the deck's values */
     ks_auto_params(s);
+    /* KZ(19) = 3: every star on the ZAMS (the primordial pairs are formed:
+     * their components are stars at their slots) */
+    evol_options eo;
+    int ev = setup_evol(dk, s->nzero, o->kicks, &eo, err, errlen);
+    if (ev < 0 || (ev > 0 && evol_open(s, &eo, err, errlen))) goto fail;
     if (d0) *d0 = dd;
     return s;
 fail:
@@ -153,7 +160,7 @@ int run_advance(sim *s, double t, char *err, size_t errlen)
     double w0 = omp_get_wtime();
     block_profile_idle(s->bs); /* the check or output before this is not the loop's */
     while (block_next_time(s, s->bs) <= t) {
-        if (block_step(s, s->bs, err, errlen)) return -1;
+        if (block_step(s, s->bs, err, errlen) || stars_between_blocks(s, err, errlen)) return -1;
     }
     s->time = t;
     s->tm.total += omp_get_wtime() - w0;
@@ -167,6 +174,7 @@ void run_end(sim *s)
     gpunb_close(s->nb);
     gpuirr_close(s->irr);
     ks_close(s); /* KS */
+    evol_close(s);
     sim_free(s);
 }
 
@@ -193,6 +201,7 @@ typedef struct run_ctx {
     /* --energy-probe: probe.txt (opened at the first probe) */
     FILE *probe;
     double next_probe, probe_eprev;
+    FILE *events;           /* events.txt (KZ(19) = 3), handed to s->evol */
 } run_ctx;
 
 static int write_checkpoint(run_ctx *c, const char *why, char *err, size_t errlen)
@@ -302,7 +311,7 @@ static void energy_probe(run_ctx *c)
         ks_summary ks;
         ks_summarise(s, &ks);
         double ev = 0.0;
-        for (int k = 0; k < LED_NKIND; k++) ev += k == LED_TIDE ? 0.0 : l->sum[k];
+        for (int k = 0; k < LED_NKIND; k++) ev += ledger_kind_booked(k) ? 0.0 : l->sum[k];
         fprintf(c->probe, "%.12f %.15e %+.3e %4d %3d %7lld %7lld %6lld %6lld %+.3e\n", s->time,
                 d.etot, (d.etot - c->probe_eprev) / fabs(d.etot), s->npairs,
                 ks.chain_members, (long long)l->count[LED_KS_FORM],
@@ -322,7 +331,7 @@ static int advance_checked(run_ctx *c, double t, char *err, size_t errlen)
     int rc = 0;
     block_profile_idle(s->bs); /* the check or output before this is not the loop's */
     while (block_next_time(s, s->bs) <= t) {
-        if (block_step(s, s->bs, err, errlen)) {
+        if (block_step(s, s->bs, err, errlen) || stars_between_blocks(s, err, errlen)) {
             rc = -1;
             break;
         }
@@ -355,6 +364,9 @@ static int advance_checked(run_ctx *c, double t, char *err, size_t errlen)
     return rc;
 }
 
+static int open_events(run_ctx *c, const char *from_dir, char *err, size_t errlen);
+static int copy_file_prefix(const char *from_dir, const char *to_dir, const char *file, long long bytes);
+static int same_dir(const char *a, const char *b);
 static int rebuild_libraries(sim *s, const run_options *o, int tell, char *err, size_t errlen);
 
 /* ---- NBODY6's energy-error control (check.f; docs/ALGORITHMS.md, chain §5) ----
@@ -408,7 +420,7 @@ static int repeat_interval(run_ctx *c, double de, char *err, size_t errlen)
     c->rs = rs;
     c->d = rs.last;
     s->led.exact = c->o->energy_audit;
-    if (rebuild_libraries(s, c->o, 0, err, errlen)) return -1;
+    if (rebuild_libraries(s, c->o, 0, err, errlen) || open_events(c, c->dir, err, errlen)) return -1;
     if (c->team.adapt) omp_set_num_threads(c->team.now); /* open_libraries reset it */
     /* the log keeps the failed interval's lines; its sums go back */
     c->lg.e0 = rs.e0;
@@ -519,6 +531,7 @@ static int remove_escapers(run_ctx *c, char *err, size_t errlen)
     }
     for (int q = 0; q < ne && q < maxrec; q++) {
         const escape_record *e = &rec[q];
+        evol_star_gone(s, e->name);
         double vinf = e->e > 0.0 ? sqrt(2.0 * e->e / e->m) * vstar : 0.0;
         if (q < 64) /* the log names the first 64 of a check */
             runlog_note(&c->lg, "escaper at t = %.6g: %s %d, m = %.4g Msun, E = %.4e, r = %.3f (RTIDE "
@@ -715,6 +728,35 @@ static void ctx_init(run_ctx *c, const deck *dk, const run_options *o, const cha
     c->lg.quiet = o->quiet;
 }
 
+/* KZ(19) = 3: events.txt, a line for every supernova, white dwarf, type
+ * change and removal (evol.c writes them).  A fresh run starts it; a
+ * restart continues it from what belonged to the checkpoint (from_dir: the
+ * checkpoint's folder, NULL for a fresh run): the lines written after the
+ * checkpoint are dropped, so a repeated interval does not repeat them. */
+static int open_events(run_ctx *c, const char *from_dir, char *err, size_t errlen)
+{
+    evol_state *e = c->s->evol;
+    if (!e) return 0;
+    char p[4200];
+    snprintf(p, sizeof p, "%s/events.txt", c->dir);
+    if (c->events) fclose(c->events);
+    c->events = NULL;
+    long long bytes = e->events_bytes;
+    if (from_dir && !same_dir(from_dir, c->dir)) copy_file_prefix(from_dir, c->dir, "events.txt", bytes);
+    else if (from_dir && truncate(p, bytes) != 0 && errno != ENOENT) bytes = -1;
+    int fresh = !from_dir || access(p, F_OK) != 0;
+    c->events = fopen(p, fresh ? "w" : "a");
+    if (!c->events) {
+        snprintf(err, errlen, "%.900s: cannot write the stellar events: %s", p, strerror(errno));
+        return -1;
+    }
+    if (fresh)
+        fprintf(c->events, "#      t_nb        t_Myr event       name kw_old kw_new      m_old      m_new  "
+                "vkick_kms\n");
+    e->events = c->events;
+    return 0;
+}
+
 /* Integrates, then finishes; the exit code. */
 static int run_ctx_go(run_ctx *c)
 {
@@ -733,6 +775,7 @@ static int run_ctx_go(run_ctx *c)
     }
     runlog_close(&c->lg);
     if (c->probe) fclose(c->probe);
+    if (c->events) fclose(c->events);
     run_end(c->s);
     return rc;
 }
@@ -873,7 +916,8 @@ int run_deck(const deck *deck_in, const run_options *o)
     snprintf(source, sizeof source, "deck %s", strcmp(o->deck_path, "-") ? o->deck_path : "(standard input)");
     header_notes(dk, deck_in->zmbar, o, header, sizeof header);
     start_warnings(dk, &c.d, header, sizeof header);
-    if (runlog_open(&c.lg, dir, c.s, source, header, err, sizeof err) == 0) {
+    if (runlog_open(&c.lg, dir, c.s, source, header, err, sizeof err) == 0 &&
+        open_events(&c, NULL, err, sizeof err) == 0) {
         runlog_setup_walls(&c.lg, c.s);
         ledger_start(&c.s->led, ks_pending_inconsistency(c.s, c.s->time));
         runlog_check(&c.lg, c.s, &c.d, NULL, 1);
@@ -969,14 +1013,14 @@ static int same_dir(const char *a, const char *b)
 }
 
 /* A restart into a new --out carries the run's history: the first `bytes`
- * of the checkpoint folder's log.txt (what belonged to the checkpoint's
- * state) become the new folder's log.  Returns 0, or -1 when that log is
+ * of the checkpoint folder's log.txt or events.txt (what belonged to the
+ * checkpoint's state) become the new folder's file.  Returns 0, or -1 when that log is
  * missing or shorter (the caller then starts a log that says so). */
-static int copy_log_prefix(const char *from_dir, const char *to_dir, long long bytes)
+static int copy_file_prefix(const char *from_dir, const char *to_dir, const char *file, long long bytes)
 {
     char src[4200], dst[4200], buf[65536];
-    snprintf(src, sizeof src, "%s/log.txt", from_dir);
-    snprintf(dst, sizeof dst, "%s/log.txt", to_dir);
+    snprintf(src, sizeof src, "%s/%s", from_dir, file);
+    snprintf(dst, sizeof dst, "%s/%s", to_dir, file);
     FILE *in = fopen(src, "rb");
     if (!in) return -1;
     FILE *out = fopen(dst, "wb");
@@ -1004,7 +1048,7 @@ static int open_restart_log(run_ctx *c, const char *ckdir, int same, const run_o
                             char *err, size_t errlen)
 {
     long long bytes = (long long)c->rs.log_bytes;
-    if (!same && copy_log_prefix(ckdir, c->dir, bytes) == 0 &&
+    if (!same && copy_file_prefix(ckdir, c->dir, "log.txt", bytes) == 0 &&
         runlog_reopen(&c->lg, c->dir, bytes) == 0) {
         runlog_note(&c->lg, "the lines above are %s/log.txt up to the checkpoint; this run continues "
                     "in %s", ckdir, c->dir);
@@ -1078,7 +1122,7 @@ int run_restart(const deck *rd, const run_options *o)
         run_end(s);
         return o->gpu.mode == GPUNB_REQUIRED ? EXIT_BAD_INPUT : EXIT_RUN_FAILURE;
     }
-    if (open_restart_log(&c, ckdir, same, o, err, sizeof err)) {
+    if (open_restart_log(&c, ckdir, same, o, err, sizeof err) || open_events(&c, ckdir, err, sizeof err)) {
         fprintf(stderr, "nbody6c: %s\n", err);
         run_end(s);
         return EXIT_RUN_FAILURE;

@@ -27,6 +27,8 @@ typedef struct run_options {
     int ks_off;                /* 1: no KS regularisation (comparisons, benchmarks) */
     int energy_audit;          /* every event measured by the whole energy (ledger.h) */
     double energy_probe;       /* > 0: probe.txt, E every this much model time (run.c) */
+    /* ---- stellar evolution (KZ(19) = 3) ---- */
+    const char *kicks;         /* --kicks: the remnants' kick distributions (evol.h), NULL: NBODY6's */
 } run_options;
 
 /* Exit codes of the program. */

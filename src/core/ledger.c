@@ -6,7 +6,9 @@
 
 static const char *const kind_names[LED_NKIND] = {"ks_form", "ks_term", "tide_booked",
                                                           "chain_start", "chain_end", "merge",
-                                                          "split"};
+                                                          "split", "star_booked"};
+
+int ledger_kind_booked(int kind) { return kind == LED_TIDE || kind == LED_STAR; }
 
 const char *ledger_kind_name(int kind)
 {
@@ -34,7 +36,7 @@ void ledger_record(ledger *l, int kind, double t, int name1, int name2, double d
     l->total[kind] += de;
     l->total_count[kind]++;
     /* bookings keep E continuous: they are not losses, so not in the lists */
-    if (kind == LED_TIDE) return;
+    if (ledger_kind_booked(kind)) return;
     ledger_event e = {t, de, kind, name1, name2, a, ecc, gamma};
     keep_largest(l->top, &l->ntop, LEDGER_TOP, &e);
     keep_largest(l->itop, &l->nitop, LEDGER_TOP_INTERVAL, &e);
@@ -54,7 +56,7 @@ void ledger_close(ledger *l, double de, double pending, ledger_interval *out)
     memcpy(out->ev, l->sum, sizeof out->ev);
     out->rest = de;
     for (int k = 0; k < LED_NKIND; k++)
-        if (k != LED_TIDE) out->rest -= l->sum[k];
+        if (!ledger_kind_booked(k)) out->rest -= l->sum[k];
     out->pending_change = pending - l->pending;
     l->rest_total += out->rest;
     l->pending_change_total += out->pending_change;

@@ -27,6 +27,10 @@
  *              with the cluster in ks->etide), or came apart again: the same
  *              state written two ways, rounding only
  *
+ *   star       stellar evolution (evol/): a star lost mass, got a kick or
+ *              left as a massless remnant; the energy it took or gave,
+ *              booked (E_before - E_after) like an escaper's
+ *
  * The rest of ΔE is the Hermite steps of singles and c.m. bodies and the
  * work integrated into h by the KS steps ("rest").  A separate gauge of the
  * KS steps: "ks_pending" is Σ mu (h_state − h_int) over the live pairs,
@@ -51,10 +55,14 @@ typedef enum ledger_kind {
     LED_CHAIN_END,
     LED_MERGE,  /* a stable hierarchy merged / split (ks_merge.c) */
     LED_SPLIT,
+    LED_STAR,   /* booked, not a loss (evol/) */
     LED_NKIND
 } ledger_kind;
 
 const char *ledger_kind_name(int kind);
+/* Bookings keep E continuous (tide, star): not losses, not in the lists of
+ * largest events, not subtracted from the measured change. */
+int ledger_kind_booked(int kind);
 
 typedef struct ledger_event {
     double t, de;          /* de: absolute energy change at the event */

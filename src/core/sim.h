@@ -137,6 +137,8 @@ typedef struct sim {
     /* regularisation's part of new polynomials (core/newpoly.h), installed
      * by ks_open; NULL without KS */
     const struct newpoly_reg *newpoly_reg;
+    /* ---- stellar evolution (evol/evol.h; KZ(19) = 3), NULL without ---- */
+    struct evol_state *evol;
     double rhod;            /* core density in units of M/RSCALE^3 (checks.c; KZ(16)) */
 
     /* the external tidal field (tide.h; KZ(14)), constant in N-body units */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <omp.h>
 #include "integ/checks.h"
+#include "evol/evol.h"
 #include "reg/ks.h"
 #include "common/predict.h"
 
@@ -58,7 +59,8 @@ static void energies(sim *s, const vec3 *x, const vec3 *v, diag *d)
     d->pot = w.s + w.c;
     d->etide = et.s + et.c;
     d->rtide = tide_radius(&s->tide, s->mtot);
-    d->etot = d->kin + d->pot + d->etide + ebin + ks_energy_booked(s) + ks_energy_merged(s) + s->e_escaped;
+    d->etot = d->kin + d->pot + d->etide + ebin + ks_energy_booked(s) + ks_energy_merged(s) + s->e_escaped +
+              evol_booked(s);
     d->qvir = d->pot != 0.0 ? d->kin / fabs(d->pot) : 0.0;
     s->rscale = 0.5 * s->mtot * s->mtot / fabs(d->pot);
     if (d->etot < 0.0) s->tcr = pow(s->mtot, 2.5) / pow(-2.0 * d->etot, 1.5);

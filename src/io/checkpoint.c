@@ -183,7 +183,7 @@ unsigned char *checkpoint_encode(const sim *s, const deck *dk, const run_state *
     wb_u32(&w, CHECKPOINT_VERSION);
     wb_u32(&w, BOM);
     wb_u32(&w, HEADER_SIZE);
-    wb_u32(&w, s->ks ? 12 : 8); /* sections */
+    wb_u32(&w, (s->ks ? 12 : 8) + (s->evol ? 1 : 0)); /* sections */
     wb_i64(&w, 0); /* file length, set below */
     encode_deck(&w, dk);
     encode_sim(&w, s);
@@ -194,6 +194,11 @@ unsigned char *checkpoint_encode(const sim *s, const deck *dk, const run_state *
     if (s->ks) reg_section(&w, "KSPT", ks_save_partial, s);
     encode_ledger(&w, s);
     encode_external(&w, s);
+    if (s->evol) { /* stellar evolution: a reader without it must not continue */
+        size_t at = sec_begin(&w, "SEVO", SEC_REQUIRED);
+        evol_save(&w, s);
+        sec_end(&w, at);
+    }
     wb_put(&w, CHECKPOINT_TRAILER, 8);
     wb_i64(&w, 0);
     if (w.oom) {
@@ -258,6 +263,30 @@ static int find_section(const section *sec, int ns, const char *tag)
         if (!strcmp(sec[k].tag, tag)) return k;
     return -1;
 }
+
+/* KZ(19) = 3: the stars' states (evol.h), a fresh state from the deck
+ * filled from section SEVO; a deck with stellar evolution needs it. */
+static int decode_evolution(const section *sec, int ns, const deck *dk, sim *s, const char *name,
+                            char *err, size_t errlen)
+{
+    int at = find_section(sec, ns, "SEVO");
+    evol_options eo;
+    int ev = setup_evol(dk, s->nzero, NULL, &eo, err, errlen);
+    if (ev <= 0 && at < 0) return ev;
+    if (ev <= 0 || at < 0) {
+        snprintf(err, errlen, "%s: refused: its deck %s stellar evolution but the stars' section is %s",
+                 name, ev > 0 ? "has" : "has no", at < 0 ? "missing" : "there");
+        return -1;
+    }
+    if (evol_create(s, &eo, err, errlen)) return -1;
+    rbuf r = sec[at].body;
+    if (evol_load(&r, s)) {
+        snprintf(err, errlen, "%s: refused: the stellar evolution section is malformed", name);
+        return -1;
+    }
+    return 0;
+}
+
 
 static int decode_external(rbuf *r, sim *s)
 {
@@ -415,7 +444,7 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
         }
         int known = 0;
         const char *tags[] = {"DECK", "PARM", "SIMS", "BODY", "LIST", "RUNS", "KSST", "LEDG", "CHST",
-                              "MGST", "XTRN", "KSPT"};
+                              "MGST", "XTRN", "KSPT", "SEVO"};
         for (int q = 0; q < (int)(sizeof tags / sizeof tags[0]); q++) known |= !memcmp(tag, tags[q], 4);
         if (known && ns < 32) {
             memcpy(sec[ns].tag, tag, 4);
@@ -515,6 +544,12 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
     if (krc) {
         snprintf(err, errlen, krc == -2 ? "%s: refused: its KS records come from a build with another "
                  "KS layout" : "%s: refused: the KS section is malformed or missing", name);
+        ks_close(s);
+        sim_free(s);
+        return NULL;
+    }
+    if (decode_evolution(sec, ns, dk, s, name, err, errlen)) {
+        evol_close(s);
         ks_close(s);
         sim_free(s);
         return NULL;

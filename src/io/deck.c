@@ -10,6 +10,7 @@
  * business; the reader calls kz_check() right after the KZ read, before any
  * line an option would need. */
 #include "io/deck.h"
+#include "sse/sse.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -620,6 +621,38 @@ static int check_nbin0(lexer *lx, deck *d)
     return 0;
 }
 
+static void add_note(deck *d, const char *fmt, ...);
+
+/* KZ(19) = 3 takes the stars' metallicity and age from line 6 and needs
+ * physical units (RBAR, line 3). */
+static int check_evolution(lexer *lx, deck *d)
+{
+    if (d->kz[19] != 3) {
+        if (d->kz[25] > 0)
+            add_note(d, "KZ(25) = %d: white-dwarf kicks need KZ(19) = 3 (stellar evolution); without "
+                     "it no white dwarfs form and the option has no effect\n", d->kz[25]);
+        return 0;
+    }
+    if (!(d->rbar > 0.0))
+        return fail_at(lx, line_of(lx, "RBAR"),
+                       "RBAR: stellar evolution (KZ(19) = 3) needs the length unit in pc, found %g",
+                       d->rbar);
+    if (d->epoch0 > 0.0)
+        return fail_at(lx, line_of(lx, "EPOCH0"),
+                       "EPOCH0: %g Myr would make every star's age at t = 0 negative (age = t - "
+                       "EPOCH0); stars before the main sequence are not modelled (refused); use "
+                       "EPOCH0 <= 0 (-EPOCH0 is the stars' age at the start)", d->epoch0);
+    if (d->epoch0 < 0.0)
+        add_note(d, "EPOCH0 = %g: the stars are %g Myr old at t = 0 (age = t - EPOCH0)\n", d->epoch0,
+                 -d->epoch0);
+    int clamped;
+    double z = sse_clamp_z(d->zmet, &clamped);
+    if (clamped)
+        add_note(d, "ZMET = %g is outside the range of the stellar evolution fits [%g, %g]: %g is "
+                 "used, as NBODY6's data.f does\n", d->zmet, SSE_ZMIN, SSE_ZMAX, z);
+    return 0;
+}
+
 static int read_line6(lexer *lx, deck *d)
 {
     field f[] = {freal("ALPHAS", &d->alphas), freal("BODY1", &d->body1), freal("BODYN", &d->bodyn),
@@ -627,7 +660,7 @@ static int read_line6(lexer *lx, deck *d)
                  freal("EPOCH0", &d->epoch0),  freal("DTPLOT", &d->dtplot)};
     if (read_fields(lx, f, NFIELDS(f)))
         return -1;
-    if (check_nbin0(lx, d))
+    if (check_nbin0(lx, d) || check_evolution(lx, d))
         return -1;
     if (d->nhi0 > 0)
         return fail_at(lx, line_of(lx, "NHI0"),

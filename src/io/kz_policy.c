@@ -53,14 +53,14 @@ static const kz_info KZ_INFO[DECK_NKZ + 1] = {
     [16] = {"automatic RMIN, DTMIN, ECLOSE", CLASS_VALUES, NULL},
     [17] = {"automatic ETAI/ETAR from QE (2: ETAU too at a KZ(2) = 2 repeat)", CLASS_VALUES, NULL},
     [18] = {"hierarchical systems (1: diagnostics; 2, 3: primordial triples)", CLASS_VALUES, NULL},
-    [19] = {"mass loss / stellar evolution", CLASS_REFUSED, NULL},
+    [19] = {"mass loss / stellar evolution (1, 2 old mass loss; 3 SSE; 4, 5 SSE with BSE)", CLASS_VALUES, NULL},
     [20] = {"IMF (0 power law, 1 Scalo, 2/4 KTG93, 6/7 Kroupa 2001)", CLASS_VALUES, NULL},
     [21] = {"extra output", CLASS_DIAGNOSTIC, NULL},
     [22] = {"initial conditions from file (1 write them, 2 read and scale, 3 read as given)",
             CLASS_VALUES, NULL},
     [23] = {"escaper removal (2: also the escapers file)", CLASS_VALUES, NULL},
     [24] = {"initial subsystems", CLASS_REFUSED, NULL},
-    [25] = {"velocity kicks", CLASS_REFUSED, NULL},
+    [25] = {"velocity kicks for white dwarfs", CLASS_VALUES, NULL},
     [26] = {"slow-down of KS / chain", CLASS_REFUSED, NULL},
     [27] = {"tidal interactions", CLASS_REFUSED, NULL},
     [28] = {"GR radiation", CLASS_REFUSED, NULL},
@@ -117,6 +117,11 @@ static kz_status status_by_value(int k, int v)
         return (v >= 0 && v <= 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 23: /* 1 escapers removed at energy checks (escape.c), 2 and more: escapers.txt too */
         return v >= 0 ? KZ_IMPLEMENTED : KZ_REFUSED;
+    case 19: /* 3: single-star evolution (evol/); 1, 2 (NBODY6's old mass-loss
+              * formulae) and 4, 5 (binary evolution) not yet */
+        return (v == 0 || v == 3) ? KZ_IMPLEMENTED : KZ_REFUSED;
+    case 25: /* white-dwarf kicks with KZ(19) = 3 (evol.c) */
+        return (v == 0 || v == 1 || v == 2) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 20: /* 0 power law, 1 Scalo (imf.c), 6 and 7 Kroupa 2001 (imf_kroupa.c) */
         return (v == 0 || v == 1 || v == 6 || v == 7) ? KZ_IMPLEMENTED : KZ_REFUSED;
     case 8: /* 1, >= 3 binpop.c (4: Kroupa 1995 periods); 2 pairs from a KZ(22) file; the
@@ -179,6 +184,15 @@ static void refusal_reason(int k, char *buf, size_t len)
     case 17:
     case 30:
         snprintf(buf, len, "%s: only 0..2 are accepted (refused)", meaning);
+        return;
+    case 19:
+        snprintf(buf, len,
+                 "this stellar evolution is not implemented (refused); NBODY6: %s; nbody6c has "
+                 "0 (none) and 3 (SSE, Hurley, Pols & Tout 2000, with remnant kicks)",
+                 meaning);
+        return;
+    case 25:
+        snprintf(buf, len, "%s: only 0, 1 and 2 are accepted (refused)", meaning);
         return;
     case 20:
         snprintf(buf, len,

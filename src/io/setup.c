@@ -1,5 +1,6 @@
-/* setup.c — the deck turned into the values core/ and reg/ take. */
+/* setup.c — the deck turned into the values core/, reg/ and evol/ take. */
 #include "io/setup.h"
+#include "io/snapshot.h"
 
 void setup_params(const deck *d, int nbmax, params *p)
 {
@@ -57,4 +58,21 @@ sim *setup_sim(const deck *d, int n, const double *m, const double (*x)[3], cons
     const tide_spec ts = setup_tide(d);
     if (tide_init(&td, &ts, n, err, errlen)) return NULL;
     return sim_create(&p, &td, n, m, x, v, err, errlen);
+}
+
+int setup_evol(const deck *d, int nzero, const char *kicks, evol_options *o, char *err, size_t errlen)
+{
+    if (d->kz[19] != 3) return 0;
+    int clamped;
+    *o = (evol_options){.z = sse_clamp_z(d->zmet, &clamped),
+                        .epoch0 = d->epoch0,
+                        .tstar = snapshot_tstar_myr(d->rbar, d->zmbar, nzero),
+                        .munit = d->zmbar * nzero,
+                        .vstar = snapshot_vstar_kms(d->rbar, d->zmbar, nzero),
+                        /* NBODY6's solar radius and parsec (Rsun per pc) */
+                        .rstar = d->rbar * 3.0857e18 / 6.96e10,
+                        .kicks = evol_kicks_default(d->kz[25]),
+                        .seed = (uint64_t)(d->nrand > 0 ? d->nrand : 1)};
+    if (kicks && evol_kicks_parse(kicks, &o->kicks, err, errlen)) return -1;
+    return 1;
 }

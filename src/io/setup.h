@@ -9,6 +9,7 @@
 #include "core/tide.h"
 #include "io/deck.h"
 #include "reg/ks.h"
+#include "evol/evol.h"
 
 /* The parameters of line 3, 5 and 8, NNBMAX and KZ(40); nbmax > 0 sets the
  * list capacity, else max(NNBMAX + 50, 400). */
@@ -30,5 +31,10 @@ int setup_primordial_pairs(const deck *d);
  * unit's N, as tide_init).  Returns NULL with err on failure. */
 sim *setup_sim(const deck *d, int n, const double *m, const double (*x)[3], const double (*v)[3],
                int nbmax, char *err, size_t errlen);
+
+/* KZ(19) = 3: the stellar evolution's options (nzero: N at the start, the
+ * units' N; kicks: --kicks, or NULL).  Returns 1 with *o set, 0 when the
+ * deck has no stellar evolution, -1 with err for a bad --kicks. */
+int setup_evol(const deck *d, int nzero, const char *kicks, evol_options *o, char *err, size_t errlen);
 
 #endif

@@ -168,6 +168,31 @@ void ks_remove_single(sim *s, int i);
 void ks_clear_dirty(sim *s);
 int ks_partial_flush(sim *s, double t, char *err, size_t errlen);
 
+/* Stellar evolution's calls (ks_star.c; evol/ decides, books the energy).
+ * All act at s->time, which is a block time.
+ * ks_star_where: the system (KS_SYS_*) holding the star named `name` and
+ *   the slot of its body; -1 when there is none.
+ * ks_star_isolate: the star's system comes apart (ks_dissolve) so that the
+ *   star is a single; returns its slot, *partner the name of its companion
+ *   when it was a plain KS pair (0 otherwise), or -1 with err.
+ * ks_star_change: the single at slot i gets mass mnew (> 0) and, when dv
+ *   is not NULL and not zero, the velocity kick dv: every other body's
+ *   force polynomial is corrected for the change of its pull, the libraries
+ *   get the new mass, a kicked body starts again with new polynomials and
+ *   steps; *de: the total energy's change (kinetic, potential, tidal).
+ * ks_star_remove: the single at slot i leaves (a massless remnant), its
+ *   pull taken off the others; *de the energy change; the caller sends
+ *   every body again and rebuilds the schedule, as after escapers.
+ * ks_star_pair: the two singles named form a KS pair again (after a
+ *   component's change); 1 formed, 0 not (no longer two singles), -1 err.
+ * After these the caller rebuilds the schedule (steps and slots moved). */
+int ks_star_where(const sim *s, int name, int *kind, int *sys_slot);
+int ks_star_isolate(sim *s, int name, int *partner, char *err, size_t errlen);
+int ks_star_change(sim *s, int i, double mnew, const double dv[3], double *de, char *err,
+                   size_t errlen);
+int ks_star_remove(sim *s, int i, double *de, char *err, size_t errlen);
+int ks_star_pair(sim *s, int name1, int name2, char *err, size_t errlen);
+
 /* The checkpoint's sections of reg/ (ks_save.c; io/checkpoint.c keeps the
  * container): KSST the pairs, CHST the chain, MGST the merged hierarchies,
  * KSPT the one-component list entries.  ks_save_* writes a section's body

@@ -1,0 +1,410 @@
+/* evol.c — stellar evolution coupled to the dynamics (evol.h): the stars'
+ * states, the updates due at a block time, the changes applied to the
+ * bodies through reg/ (ks_star.c) with their energy booked, the kicks,
+ * the events file, the checkpoint section. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "evol/evol.h"
+#include "reg/ks.h"
+
+/* A change smaller than this fraction of a single star's mass waits in the
+ * star's state until it has grown (the dynamics cannot tell; each applied
+ * change costs O(N)). */
+#define APPLY_SINGLE 1.0e-8
+/* A KS component's change ends and forms its pair again (ks_star.c): it
+ * waits until it is this fraction of the mass, or the type changes. */
+#define APPLY_PAIRED 1.0e-4
+#define TWOPI 6.283185307179586
+
+/* ---- random numbers for the kicks (splitmix64: small, checkpointable) ---- */
+
+static uint64_t next_u64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in (0, 1). */
+static double uniform(uint64_t *x) { return ((next_u64(x) >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+
+/* An isotropic direction times speed v. */
+static void isotropic(uint64_t *x, double v, double out[3])
+{
+    double cth = 2.0 * uniform(x) - 1.0, sth = sqrt(fmax(0.0, 1.0 - cth * cth));
+    double ph = TWOPI * uniform(x);
+    out[0] = v * sth * cos(ph);
+    out[1] = v * sth * sin(ph);
+    out[2] = v * cth;
+}
+
+/* Three Gaussian components of dispersion sig (Box–Muller). */
+static void maxwellian(uint64_t *x, double sig, double out[3])
+{
+    for (int c = 0; c < 3; c += 2) {
+        double r = sig * sqrt(-2.0 * log(uniform(x))), ph = TWOPI * uniform(x);
+        out[c] = r * cos(ph);
+        if (c + 1 < 3) out[c + 1] = r * sin(ph);
+    }
+}
+
+/* A draw from the distribution of speed v (km/s, evol_kicks' sign rule). */
+static void draw(uint64_t *x, double v, double out[3])
+{
+    if (v < 0.0) isotropic(x, -v * uniform(x), out);
+    else if (v > 0.0) maxwellian(x, v, out);
+    else out[0] = out[1] = out[2] = 0.0;
+}
+
+evol_kicks evol_kicks_default(int kz25)
+{
+    return (evol_kicks){.ns = -100.0, .ec = -0.25, .bh = 2, .wd = 2.0, .wd_max = 6.0, .wd_on = kz25 > 0};
+}
+
+int evol_kicks_parse(const char *spec, evol_kicks *k, char *err, size_t errlen)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *save = NULL, *it = strtok_r(buf, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(it, '='), *end;
+        if (!eq) goto bad;
+        *eq = '\0';
+        double v = strtod(eq + 1, &end);
+        if (end == eq + 1 || *end || !isfinite(v)) goto bad;
+        if (!strcmp(it, "ns")) k->ns = v;
+        else if (!strcmp(it, "ec")) k->ec = v;
+        else if (!strcmp(it, "bh") && (v == 0 || v == 1 || v == 2)) k->bh = (int)v;
+        else if (!strcmp(it, "wd") && v >= 0) k->wd = v;
+        else if (!strcmp(it, "wdmax") && v >= 0) k->wd_max = v;
+        else goto bad;
+        continue;
+    bad:
+        snprintf(err, errlen, "--kicks: \"%s\": expected ns=V, ec=V, bh=0|1|2, wd=V >= 0 or wdmax=V >= 0 "
+                 "(km/s; V < 0 flat in [0, |V|], V > 0 Maxwellian dispersion, 0 none)", it);
+        return -1;
+    }
+    return 0;
+}
+
+/* The kick (km/s) of a remnant just formed: type kw, mass m (Msun) after
+ * losing dm at its formation; zero vector when none. */
+static void remnant_kick(evol_state *e, int kw, double m, double dm, double out[3])
+{
+    const evol_kicks *k = &e->o.kicks;
+    out[0] = out[1] = out[2] = 0.0;
+    if (kw == SSE_NS) {
+        double v = k->ns;
+        if (m < 1.28) v = k->ec < 0.0 ? k->ns * -k->ec : k->ec; /* electron capture */
+        draw(&e->rng, v, out);
+    } else if (kw == SSE_BH && k->bh > 0) {
+        draw(&e->rng, k->ns, out);
+        if (k->bh == 2) /* fall-back: only the ejected fraction pushes */
+            for (int c = 0; c < 3; c++) out[c] *= dm / (m + dm);
+    } else if (kw >= SSE_HEWD && kw <= SSE_ONEWD && k->wd_on && k->wd > 0.0) {
+        maxwellian(&e->rng, k->wd, out);
+        double v = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]);
+        if (v > k->wd_max)
+            for (int c = 0; c < 3; c++) out[c] *= k->wd_max / v;
+    }
+}
+
+/* ---- the state ------------------------------------------------------------ */
+
+static void free_state(evol_state *e)
+{
+    if (!e) return;
+    free(e->st);
+    free(e->mdyn);
+    free(e->gone);
+    free(e);
+}
+
+/* Every star of s on the ZAMS (instar.f); -1 with err for a mass SSE
+ * cannot take or a star that is no body of its own. */
+static int first_states(evol_state *e, const sim *s, char *err, size_t errlen)
+{
+    const double t = s->time * e->o.tstar;
+    for (int i = 0; i < s->ntot; i++) {
+        int name = s->name[i];
+        if (name < 1 || name > e->nstar || !(s->m[i] > 0.0)) continue;
+        double m = s->m[i] * e->o.munit;
+        if (!(m >= 0.01)) {
+            snprintf(err, errlen, "stellar evolution: star %d has %.3g Msun, below SSE's 0.01 Msun "
+                     "(check ZMBAR and the masses)", name, m);
+            return -1;
+        }
+        sse_init(&e->c, &e->st[name - 1], m, t, e->o.epoch0);
+        e->mdyn[name - 1] = m;
+    }
+    for (int k = 0; k < e->nstar; k++)
+        if (!(e->mdyn[k] > 0.0)) {
+            snprintf(err, errlen, "stellar evolution: star %d is not a body of its own at the start",
+                     k + 1);
+            return -1;
+        }
+    return 0;
+}
+
+int evol_create(sim *s, const evol_options *o, char *err, size_t errlen)
+{
+    evol_state *e = calloc(1, sizeof *e);
+    if (e) {
+        e->o = *o;
+        e->nstar = s->nzero;
+        e->st = calloc((size_t)e->nstar, sizeof *e->st);
+        e->mdyn = calloc((size_t)e->nstar, sizeof *e->mdyn);
+        e->gone = calloc((size_t)e->nstar, 1);
+    }
+    if (!e || !e->st || !e->mdyn || !e->gone) {
+        free_state(e);
+        snprintf(err, errlen, "out of memory for the stellar evolution state");
+        return -1;
+    }
+    sse_zcnsts(&e->c, o->z);
+    e->rng = o->seed ^ 0x5eed5eed5eedULL;
+    e->tmin = INFINITY;
+    s->evol = e;
+    return 0;
+}
+
+int evol_open(sim *s, const evol_options *o, char *err, size_t errlen)
+{
+    if (evol_create(s, o, err, errlen)) return -1;
+    evol_state *e = s->evol;
+    if (first_states(e, s, err, errlen)) {
+        evol_close(s);
+        return -1;
+    }
+    for (int k = 0; k < e->nstar; k++) e->tmin = fmin(e->tmin, e->st[k].tnext);
+    return 0;
+}
+
+void evol_close(sim *s)
+{
+    free_state(s->evol);
+    s->evol = NULL;
+}
+
+double evol_booked(const sim *s) { return s->evol ? s->evol->booked : 0.0; }
+
+const sse_star *evol_star(const sim *s, int name)
+{
+    if (!s->evol || name < 1 || name > s->evol->nstar) return NULL;
+    return &s->evol->st[name - 1];
+}
+
+void evol_star_gone(sim *s, int name)
+{
+    if (s->evol && name >= 1 && name <= s->evol->nstar) s->evol->gone[name - 1] = 1;
+}
+
+void evol_census(const sim *s, int64_t by_type[16], double *mass)
+{
+    memset(by_type, 0, sizeof(int64_t) * 16);
+    *mass = 0.0;
+    const evol_state *e = s->evol;
+    if (!e) return;
+    for (int k = 0; k < e->nstar; k++) {
+        if (e->gone[k]) continue;
+        by_type[e->st[k].kw & 15]++;
+        *mass += e->st[k].mass;
+    }
+}
+
+/* ---- the updates ---------------------------------------------------------- */
+
+/* The whole energy as the checks measure it (--energy-audit): reg/'s total
+ * and the tidal field's potential energy. */
+static double audit_energy(sim *s)
+{
+    double e = ks_total_energy(s);
+    if (!tide_on(&s->tide)) return e;
+    vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
+    if (!x || !v) {
+        free(x);
+        free(v);
+        return NAN;
+    }
+    sim_predict_all(s, x, v);
+    for (int i = s->ifirst; i < s->ntot; i++) e += tide_potential_energy(&s->tide, s->m[i], x[i]);
+    free(x);
+    free(v);
+    return e;
+}
+
+static const char *type_name(int kw)
+{
+    static const char *const n[16] = {"LMMS", "MS", "HG", "GB", "CHeB", "EAGB", "TPAGB", "HeMS",
+                                      "HeHG", "HeGB", "HeWD", "COWD", "ONeWD", "NS", "BH", "massless"};
+    return n[kw & 15];
+}
+
+static void event_line(evol_state *e, const sim *s, const char *what, int name, int kw0, int kw1,
+                       double m0, double m1, const double vk[3])
+{
+    if (!e->events) return;
+    double v = vk ? sqrt(vk[0] * vk[0] + vk[1] * vk[1] + vk[2] * vk[2]) : 0.0;
+    fprintf(e->events, "%12.6f %12.4f %-8s %7d %-6s %-8s %10.5f %10.5f %8.2f\n", s->time,
+            s->time * e->o.tstar, what, name, type_name(kw0), type_name(kw1), m0, m1, v);
+}
+
+/* What one star's updates up to the time T (Myr) did. */
+typedef struct star_news {
+    int kw0, kw1;
+    double m0;          /* Msun before */
+    int remnant;        /* a NS or BH formed (1), a WD (2) */
+    double dm_remnant;  /* mass lost at the remnant's formation */
+} star_news;
+
+static void advance_star(evol_state *e, sse_star *st, double T, star_news *nw)
+{
+    nw->kw0 = st->kw;
+    nw->m0 = st->mass;
+    nw->remnant = 0;
+    nw->dm_remnant = 0.0;
+    while (st->tnext <= T && st->kw != SSE_MASSLESS) {
+        sse_change ch;
+        sse_update(&e->c, st, &ch);
+        e->cnt.updates++;
+        if (ch.kw_old < SSE_NS && (ch.kw_new == SSE_NS || ch.kw_new == SSE_BH)) {
+            nw->remnant = 1;
+            nw->dm_remnant = ch.dm;
+        } else if (ch.kw_old < SSE_HEWD && ch.kw_new >= SSE_HEWD && ch.kw_new <= SSE_ONEWD) {
+            nw->remnant = 2;
+        }
+    }
+    nw->kw1 = st->kw;
+}
+
+/* Applies star `name`'s new mass (and kick) to the dynamics. */
+static int apply(sim *s, evol_state *e, int name, const star_news *nw, const double vk[3],
+                 int *resend_all, char *err, size_t errlen)
+{
+    sse_star *st = &e->st[name - 1];
+    int kind, slot, partner;
+    if (ks_star_where(s, name, &kind, &slot)) {
+        /* not in the cluster any more (escaped between checks): recorded */
+        e->gone[name - 1] = 1;
+        return 0;
+    }
+    const double dm = e->mdyn[name - 1] - st->mass;
+    const int kicked = vk[0] != 0.0 || vk[1] != 0.0 || vk[2] != 0.0;
+    const double frac = fabs(dm) / e->mdyn[name - 1];
+    const int typed = nw->kw1 != nw->kw0;
+    if (!kicked && !typed && st->kw != SSE_MASSLESS &&
+        frac < (kind == KS_SYS_SINGLE ? APPLY_SINGLE : APPLY_PAIRED))
+        return 0;
+        int i = ks_star_isolate(s, name, &partner, err, errlen);
+    if (i < 0) return -1;
+    const int audit = s->led.exact;
+    const double e1 = audit ? audit_energy(s) : 0.0;
+    double de;
+    if (st->kw == SSE_MASSLESS || !(st->mass > 0.0)) {
+        if (ks_star_remove(s, i, &de, err, errlen)) return -1;
+        e->gone[name - 1] = 1;
+        e->cnt.removed++;
+        *resend_all = 1;
+        event_line(e, s, "removed", name, nw->kw0, nw->kw1, nw->m0, 0.0, NULL);
+    } else {
+        double dv[3];
+        for (int c = 0; c < 3; c++) dv[c] = vk[c] / e->o.vstar;
+        if (ks_star_change(s, i, st->mass / e->o.munit, kicked ? dv : NULL, &de, err, errlen)) return -1;
+        if (kicked) e->cnt.kicks++;
+        /* a kicked star leaves its companion to the ordinary search */
+        if (partner && !kicked) {
+            int rc = ks_star_pair(s, name, partner, err, errlen);
+            if (rc < 0) return -1;
+            e->cnt.pairs_reformed += rc;
+        }
+    }
+    if (audit) {
+        const double de_exact = audit_energy(s) - e1;
+        if (fabs(de_exact - de) > e->audit_max) e->audit_max = fabs(de_exact - de);
+        de = de_exact;
+    }
+    e->booked -= de;
+    ledger_record(&s->led, LED_STAR, s->time, name, partner, -de, 0.0, 0.0, 0.0);
+    e->cnt.dm += dm;
+    e->cnt.applied++;
+    e->mdyn[name - 1] = st->mass;
+    return 1;
+}
+
+int evol_step(sim *s, int *resend_all, char *err, size_t errlen)
+{
+    evol_state *e = s->evol;
+    *resend_all = 0;
+    if (!e) return 0;
+    const double T = s->time * e->o.tstar;
+    if (T < e->tmin) return 0;
+    int changes = 0;
+    for (int k = 0; k < e->nstar; k++) {
+        sse_star *st = &e->st[k];
+        if (e->gone[k] || st->tnext > T) continue;
+        star_news nw;
+        advance_star(e, st, T, &nw);
+        double vk[3] = {0, 0, 0};
+        if (nw.remnant) {
+            remnant_kick(e, nw.kw1, st->mass, nw.dm_remnant, vk);
+            if (nw.remnant == 1) {
+                if (nw.kw1 == SSE_NS) e->cnt.sn_ns++;
+                else e->cnt.sn_bh++;
+            } else {
+                e->cnt.wd++;
+            }
+            event_line(e, s, nw.remnant == 1 ? "sn" : "wd", k + 1, nw.kw0, nw.kw1, nw.m0, st->mass, vk);
+        } else if (nw.kw1 != nw.kw0) {
+            event_line(e, s, "type", k + 1, nw.kw0, nw.kw1, nw.m0, st->mass, NULL);
+        }
+        int rc = apply(s, e, k + 1, &nw, vk, resend_all, err, errlen);
+        if (rc < 0) return -1;
+        changes += rc;
+    }
+    e->tmin = INFINITY;
+    for (int k = 0; k < e->nstar; k++)
+        if (!e->gone[k] && e->st[k].kw != SSE_MASSLESS) e->tmin = fmin(e->tmin, e->st[k].tnext);
+    if (e->events) fflush(e->events);
+    return changes;
+}
+
+/* ---- checkpoint ----------------------------------------------------------- */
+
+void evol_save(wbuf *w, const sim *s)
+{
+    const evol_state *e = s->evol;
+    wb_u32(w, (uint32_t)sizeof(sse_star));
+    wb_i64(w, e->nstar);
+    wb_f64(w, e->o.z);
+    wb_f64(w, e->o.epoch0);
+    wb_put(w, &e->o.kicks, sizeof e->o.kicks);
+    wb_put(w, e->st, sizeof(sse_star) * (size_t)e->nstar);
+    wb_put(w, e->mdyn, sizeof(double) * (size_t)e->nstar);
+    wb_put(w, e->gone, (size_t)e->nstar);
+    wb_f64(w, e->tmin);
+    wb_f64(w, e->booked);
+    wb_put(w, &e->cnt, sizeof e->cnt);
+    wb_put(w, &e->rng, sizeof e->rng);
+    long long bytes = e->events_bytes;
+    if (e->events && fflush(e->events) == 0) bytes = ftell(e->events);
+    wb_i64(w, bytes);
+}
+
+int evol_load(rbuf *r, sim *s)
+{
+    evol_state *e = s->evol;
+    if (rb_u32(r) != sizeof(sse_star) || rb_i64(r) != e->nstar) return -1;
+    double z = rb_f64(r), epoch0 = rb_f64(r);
+    if (z != e->o.z || epoch0 != e->o.epoch0) return -1;
+    rb_get(r, &e->o.kicks, sizeof e->o.kicks);
+    rb_get(r, e->st, sizeof(sse_star) * (size_t)e->nstar);
+    rb_get(r, e->mdyn, sizeof(double) * (size_t)e->nstar);
+    rb_get(r, e->gone, (size_t)e->nstar);
+    e->tmin = rb_f64(r);
+    e->booked = rb_f64(r);
+    rb_get(r, &e->cnt, sizeof e->cnt);
+    rb_get(r, &e->rng, sizeof e->rng);
+    e->events_bytes = rb_i64(r);
+    return rb_done(r);
+}
