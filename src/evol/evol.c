@@ -296,7 +296,7 @@ static int apply(sim *s, evol_state *e, int name, const star_news *nw, const dou
     if (!kicked && !typed && st->kw != SSE_MASSLESS &&
         frac < (kind == KS_SYS_SINGLE ? APPLY_SINGLE : APPLY_PAIRED))
         return 0;
-        int i = ks_star_isolate(s, name, &partner, err, errlen);
+    int i = ks_star_isolate(s, name, &partner, err, errlen);
     if (i < 0) return -1;
     const int audit = s->led.exact;
     const double e1 = audit ? audit_energy(s) : 0.0;
