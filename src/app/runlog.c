@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <omp.h>
 #include "reg/ks.h"
+#include "evol/evol.h"
 #include "app/runlog.h"
 #include "common/tuning.h"
 #include "common/version.h"
@@ -180,6 +181,27 @@ void runlog_walls(runlog *r, const sim *s)
                 s->ptm.checks_pot, r->walls.snapshots, r->walls.checkpoints, w.rest);
 }
 
+/* KZ(19) = 3: the stars now and what stellar evolution did (evol.h). */
+static void summary_evolution(FILE *f, const sim *s)
+{
+    const evol_state *e = s->evol;
+    if (!e) return;
+    int64_t k[16];
+    double mass;
+    evol_census(s, k, &mass);
+    fprintf(f, "  \"stellar_evolution\": {\"zmet\": %.6g, \"stellar_mass_msun\": %.17g, "
+               "\"dynamical_mass_msun\": %.17g, "
+               "\"mass_lost_msun\": %.17g, \"energy_booked\": %.17g, \"updates\": %lld, "
+               "\"applied\": %lld, \"ns_formed\": %lld, \"bh_formed\": %lld, \"wd_formed\": %lld, "
+               "\"kicks\": %lld, \"massless_removed\": %lld, \"pairs_reformed\": %lld, "
+               "\"n_wd\": %lld, \"n_ns\": %lld, \"n_bh\": %lld, \"audit_max\": %.3e},\n",
+            e->o.z, mass, s->mtot * e->o.munit, e->cnt.dm, e->booked, (long long)e->cnt.updates, (long long)e->cnt.applied,
+            (long long)e->cnt.sn_ns, (long long)e->cnt.sn_bh, (long long)e->cnt.wd,
+            (long long)e->cnt.kicks, (long long)e->cnt.removed, (long long)e->cnt.pairs_reformed,
+            (long long)(k[SSE_HEWD] + k[SSE_COWD] + k[SSE_ONEWD]), (long long)k[SSE_NS],
+            (long long)k[SSE_BH], e->audit_max);
+}
+
 int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d,
                    char *err, size_t errlen)
 {
@@ -201,6 +223,7 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
     fprintf(f, "  \"n_escaped\": %d,\n", s->n_escaped);
     fprintf(f, "  \"m_escaped\": %.17g,\n", s->m_escaped);
     fprintf(f, "  \"e_escaped\": %.17g,\n", s->e_escaped);
+    summary_evolution(f, s);
     fprintf(f, "  \"tidal_field\": %d,\n", s->tide.kind);
     fprintf(f, "  \"rtide\": %.17g,\n", d->rtide);
     fprintf(f, "  \"etide\": %.17g,\n", d->etide);

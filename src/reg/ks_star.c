@@ -183,6 +183,30 @@ static double change_energy(const sim *s, int i, double m, const double v[3], do
     return de;
 }
 
+/* The bodies that hold i on their lists feel its change as a jump of their
+ * irregular force, which a Hermite step across it would smooth into
+ * their derivatives: they start again at the current time with new
+ * polynomials (and so does i when kicked: its own jerk changed with its
+ * velocity).  The others keep theirs, corrected from now on. */
+static int restart_near(sim *s, int i, int kicked, const double dv[3], char *err, size_t errlen)
+{
+    const double t = s->time;
+    int nb = 0, *idx = malloc(sizeof(int) * (s->ntot - s->ifirst + 1));
+    if (!idx) {
+        snprintf(err, errlen, "out of memory at a stellar mass change");
+        return -1;
+    }
+    for (int j = s->ifirst; j < s->ntot; j++)
+        if ((j == i && kicked) || (j != i && s->m[j] > 0.0 && ks_listed(s, j, i))) idx[nb++] = j;
+    ks_restart_state(s, nb, idx, t);
+    if (kicked)
+        for (int c = 0; c < 3; c++) s->v0[i][c] += dv[c];
+    send_polynomials(s);
+    int rc = nb > 0 ? ks_init_bodies(s, nb, idx, t, -1, err, errlen) : 0;
+    free(idx);
+    return rc;
+}
+
 int ks_star_change(sim *s, int i, double mnew, const double dv[3], double *de, char *err,
                    size_t errlen)
 {
@@ -196,7 +220,7 @@ int ks_star_change(sim *s, int i, double mnew, const double dv[3], double *de, c
         snprintf(err, errlen, "out of memory at a stellar mass change");
         return -1;
     }
-    const double t = s->time, m = s->m[i];
+    const double m = s->m[i];
     const int kicked = dv && (dv[0] != 0.0 || dv[1] != 0.0 || dv[2] != 0.0);
     double vn[3] = {v[i][0], v[i][1], v[i][2]};
     if (kicked)
@@ -208,17 +232,7 @@ int ks_star_change(sim *s, int i, double mnew, const double dv[3], double *de, c
     s->m[i] = mnew;
     s->mtot += mnew - m;
     s->mmean = s->mtot / s->n;
-    if (kicked) {
-        /* the body's own jerk changes with its velocity: it starts again
-         * at t with new polynomials and steps */
-        ks_restart_state(s, 1, &i, t);
-        for (int c = 0; c < 3; c++) s->v0[i][c] += dv[c];
-        send_polynomials(s);
-        return ks_init_bodies(s, 1, &i, t, -1, err, errlen);
-    }
-    /* a mass change alone leaves the body's own polynomial as it is */
-    send_polynomials(s);
-    return 0;
+    return restart_near(s, i, kicked, dv, err, errlen);
 }
 
 int ks_star_remove(sim *s, int i, double *de, char *err, size_t errlen)
