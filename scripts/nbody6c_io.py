@@ -93,7 +93,8 @@ def snapshot_files(folder):
 def read_snapshot(path):
     """One snapshot as a dict: 'time', 'time_myr', attributes by name
     ('RDENS', 'RC', 'RH', 'TSTAR', ...), and arrays 'x' (N, 3), 'v' (N, 3),
-    'm' (N), 'name' (N), sorted by name; KS pair table as 'ks_*' when present."""
+    'm' (N), 'name' (N), sorted by name; KS pair table as 'ks_*' when present;
+    with stellar evolution the stars' 'kw', 'l', 'rs', 'te', 'mc', 'm0'."""
     import h5py
     with h5py.File(path, 'r') as f:
         step = [k for k in f.keys() if k.startswith('Step#')][0]
@@ -107,6 +108,9 @@ def read_snapshot(path):
         out['name'] = g['NAM'][()]
         for k in g.keys():
             if k.startswith('KS_'):
+                out[k.lower()] = g[k][()]
+        for k in ('KW', 'L', 'RS', 'TE', 'MC', 'M0'):  # KZ(19) = 3 only
+            if k in g:
                 out[k.lower()] = g[k][()]
     return out
 

@@ -23,8 +23,8 @@ static void missing_module_message(const char *dir)
     io_sh("mkdir -p %s/fake/h5py && echo 'raise ImportError(\"No module named h5py\")' > "
           "%s/fake/h5py/__init__.py", dir, dir);
     static const char *scripts[] = {"plot_radii.py", "plot_energy.py", "plot_collapse.py",
-                                    "plot_snapshot.py", "plot_massloss.py"};
-    for (int k = 0; k < 5; k++) {
+                                    "plot_snapshot.py", "plot_massloss.py", "plot_hr.py"};
+    for (int k = 0; k < 6; k++) {
         int rc = io_sh("PYTHONPATH=%s/fake " PYTHON " scripts/%s %s/none", dir, scripts[k], dir);
         CHECK(rc != 0 && strstr(io_out, "h5py") && strstr(io_out, "pip install") &&
                   strstr(io_out, "apt-get install") && !strstr(io_out, "Traceback"),
@@ -87,6 +87,21 @@ int main(void)
     CHECK(rc == 0 && is_png(p), "plot_snapshot.py: the cluster at t = 0.5 (exit %d) %s", rc, io_out);
     rc = io_sh("%s scripts/plot_snapshot.py %s/run/snap.000004.h5 --plane xz -o %s/c2.png", py, dir, dir);
     CHECK(rc == 0, "plot_snapshot.py from one file, x-z plane (exit %d) %s", rc, io_out);
+    /* the HR diagram: refused for a run without stellar evolution, drawn
+     * for a 256-star Kroupa cluster with KZ(19) = 3 at 60 Myr */
+    rc = io_sh("%s scripts/plot_hr.py %s/run -o %s/hr0.png", py, dir, dir);
+    CHECK(rc != 0 && strstr(io_out, "KZ(19) = 3") && !strstr(io_out, "Traceback"),
+          "plot_hr.py on a run without stellar evolution says so (exit %d) %s", rc, io_out);
+    snprintf(dpath, sizeof dpath, "%s/sev.deck", dir);
+    io_write(dpath, "1 10000.0\n256 1 0 991 60 1\n0.02 0.03 0.3 1.0 5.0 5.0 1.0E-04 4.0 0.5\n"
+                    "2 0 0 0 1 0 0 0 0 0\n0 0 0 0 1 1 0 0 3 6\n0 0 1 0 0 0 0 0 0 1\n"
+                    "0 0 0 0 0 0 0 0 0 1\n0 0 0 0 0 0 0 0 0 0\n1.0E-04 0.01 0.2 1.0 1.0E-06 0.001\n"
+                    "2.3 40.0 0.1 0 0 0.02 0.0 1.0\n0.5 0.0 0.0 0.0 1.0\n");
+    rc = io_sh("%s --quiet --out %s/sev %s", NBODY6C_BIN, dir, dpath);
+    if (rc == 0) rc = io_sh("%s scripts/plot_hr.py %s/sev -o %s/hr.png", py, dir, dir);
+    snprintf(p, sizeof p, "%s/hr.png", dir);
+    CHECK(rc == 0 && is_png(p) && strstr(io_out, "Myr") && strstr(io_out, "13:"),
+          "plot_hr.py: the HR diagram at 60 Myr with its neutron stars counted (exit %d) %s", rc, io_out);
     /* bound mass in a tidal field: 256 stars of 1 Msun at RBAR 2 pc in the
      * solar neighbourhood (KZ(14) = 1), snapshots at t = 0, 1, 2 */
     snprintf(dpath, sizeof dpath, "%s/tide.deck", dir);

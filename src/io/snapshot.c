@@ -13,6 +13,7 @@
 #include "io/durable.h"
 #include "reg/ks.h"
 #include "io/snapshot.h"
+#include "evol/evol.h"
 #include "common/version.h"
 
 double snapshot_tstar_myr(double rbar, double zmbar, int n)
@@ -301,6 +302,35 @@ static int write_bodies(hid_t g, const bodies *b)
     return 0;
 }
 
+/* KZ(19) = 3: each row's star (evol.h): type, luminosity, radius,
+ * effective temperature, core mass, initial mass. */
+static int write_stars(hid_t g, const sim *s, const bodies *b)
+{
+    int n = b->n, *kw = malloc(sizeof(int) * (n + 1));
+    double *q = malloc(sizeof(double) * 5 * (n + 1));
+    int rc = kw && q ? 0 : -1;
+    for (int k = 0; rc == 0 && k < n; k++) {
+        const sse_star *st = evol_star(s, b->name[k]);
+        kw[k] = st ? st->kw : -1;
+        q[k] = st ? st->lum : NAN;
+        q[n + k] = st ? st->rad : NAN;
+        q[2 * n + k] = st ? sse_teff(st->lum, st->rad) : NAN;
+        q[3 * n + k] = st ? st->mc : NAN;
+        q[4 * n + k] = st ? st->mzams : NAN;
+    }
+    if (rc == 0)
+        rc = dset(g, "KW", H5T_NATIVE_INT, H5T_STD_I32LE, 1, n, kw, "stellar type 0..15 (docs/SSE.md)") ||
+             dset(g, "L", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q, "Lsun") ||
+             dset(g, "RS", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q + n, "Rsun") ||
+             dset(g, "TE", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q + 2 * n, "K") ||
+             dset(g, "MC", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q + 3 * n, "Msun (core mass)") ||
+             dset(g, "M0", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q + 4 * n, "Msun (initial mass)")
+                 ? -1 : 0;
+    free(kw);
+    free(q);
+    return rc;
+}
+
 int snapshot_write(const char *path, const sim *s, const deck *dk, const diag *d, int64_t index,
                    char *err, size_t errlen)
 {
@@ -338,6 +368,7 @@ int snapshot_write(const char *path, const sim *s, const deck *dk, const diag *d
     if (rc == 0) rc = write_attributes(g, s, dk, d, index);
     if (rc == 0 && !injected) rc = write_bodies(g, &b);
     if (rc == 0 && !injected && s->npairs > 0) rc = write_pairs(g, s, &b);
+    if (rc == 0 && !injected && s->evol) rc = write_stars(g, s, &b);
     if (g >= 0 && H5Gclose(g) < 0) rc = -1;
     if (f >= 0 && H5Fclose(f) < 0) rc = -1;
     int e = errno;
