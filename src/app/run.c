@@ -527,7 +527,8 @@ static int remove_escapers(run_ctx *c, char *err, size_t errlen)
             return -1;
         }
         if (fresh)
-            fprintf(f, "#        t        t_Myr   name  members     m_Msun            E          r  vinf_kms\n");
+            fprintf(f, "#        t        t_Myr   name  members     m_Msun            E          r  vinf_kms%s\n",
+                    s->evol ? "  kw" : "");
     }
     for (int q = 0; q < ne && q < maxrec; q++) {
         const escape_record *e = &rec[q];
@@ -537,9 +538,13 @@ static int remove_escapers(run_ctx *c, char *err, size_t errlen)
             runlog_note(&c->lg, "escaper at t = %.6g: %s %d, m = %.4g Msun, E = %.4e, r = %.3f (RTIDE "
                         "%.3f), v_inf = %.3g km/s", e->t, e->members == 2 ? "KS pair" : "single", e->name,
                         e->m * munit, e->e, e->r, rtide, vinf);
-        if (f)
-            fprintf(f, "%10.4f %12.4f %6d %8d %10.5g %12.5e %10.4f %9.4g\n", e->t, e->t * tstar, e->name,
+        if (f) {
+            fprintf(f, "%10.4f %12.4f %6d %8d %10.5g %12.5e %10.4f %9.4g", e->t, e->t * tstar, e->name,
                     e->members, e->m * munit, e->e, e->r, vinf);
+            const sse_star *st = evol_star(s, e->name); /* KZ(19) = 3: its type */
+            if (st) fprintf(f, " %3d", st->kw);
+            fputc('\n', f);
+        }
     }
     free(rec);
     if (f && fclose(f) != 0) {
