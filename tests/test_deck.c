@@ -598,6 +598,35 @@ static void test_restart(void)
           "KSTART = 2 reads line 1 only (%s)", rc ? err : "ok");
 }
 
+/* KZ(19) = 3's inputs on line 6 (and RBAR on line 3). */
+static void test_evolution_inputs(void)
+{
+    deck d;
+    char err[1024];
+    const char *sev = L1 L2 "0.02 0.01 0.3 2.0 2.0 2.0 2.0D-04 %s 0.5\n" KZA "0 0 0 0 0 1 0 0 3 0\n" KZC KZD
+        KZE L5 "2.3 10.0 0.1 0 0 %s %s 5.0\n" L8;
+    char text[2048];
+    snprintf(text, sizeof text, sev, "1.0", "0.05", "0.0");
+    int rc = parse(text, &d, err, sizeof err);
+    CHECK(rc == 0 && strstr(d.notes, "ZMET = 0.05") && strstr(d.notes, "0.03 is used"),
+          "KZ(19) = 3: ZMET 0.05 is clamped to 0.03 with a note (%s)", rc ? err : d.notes);
+    snprintf(text, sizeof text, sev, "1.0", "0.02", "-30.0");
+    rc = parse(text, &d, err, sizeof err);
+    CHECK(rc == 0 && strstr(d.notes, "30 Myr old"), "KZ(19) = 3: EPOCH0 = -30 noted as the stars' age (%s)",
+          rc ? err : d.notes);
+    snprintf(text, sizeof text, sev, "1.0", "0.02", "10.0");
+    rc = parse(text, &d, err, sizeof err);
+    CHECK(rc != 0 && strstr(err, "x.deck:10: EPOCH0: 10 Myr"), "KZ(19) = 3: EPOCH0 > 0 refused at its line: %s",
+          err);
+    snprintf(text, sizeof text, sev, "0.0", "0.02", "0.0");
+    rc = parse(text, &d, err, sizeof err);
+    CHECK(rc != 0 && strstr(err, "x.deck:3: RBAR:") && strstr(err, "KZ(19) = 3"),
+          "KZ(19) = 3 with RBAR = 0 refused at RBAR's line: %s", err);
+    rc = parse(L1 L2 L3 KZA KZB "1 0 0 0 1 0 0 0 0 0\n" KZD KZE L5 L6 L8, &d, err, sizeof err);
+    CHECK(rc == 0 && strstr(d.notes, "KZ(25) = 1: white-dwarf kicks need KZ(19) = 3"),
+          "KZ(25) without KZ(19) = 3 noted as without effect (%s)", rc ? err : d.notes);
+}
+
 /* ---- the policy table ---- */
 
 static void test_policy(void)
@@ -608,13 +637,18 @@ static void test_policy(void)
             zero_ok = 0;
     CHECK(zero_ok, "KZ(k) = 0 is accepted for every k");
 
-    static const int refused[] = {11, 13, 19, 24, 25, 26, 27, 28,
+    static const int refused[] = {11, 13, 19, 24, 26, 27, 28,
                                   29, 31, 32, 34, 35, 37, 38, 39, 41, 43, 49};
     int ref_ok = 1;
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (kz_status_of(refused[i], 1) != KZ_REFUSED || kz_status_of(refused[i], -1) != KZ_REFUSED)
             ref_ok = 0;
     CHECK(ref_ok, "the physics options are refused for 1 and -1");
+    CHECK(kz_status_of(19, 3) == KZ_IMPLEMENTED && kz_status_of(19, 2) == KZ_REFUSED &&
+              kz_status_of(19, 4) == KZ_REFUSED && kz_status_of(19, 5) == KZ_REFUSED &&
+              kz_status_of(25, 1) == KZ_IMPLEMENTED && kz_status_of(25, 2) == KZ_IMPLEMENTED &&
+              kz_status_of(25, 3) == KZ_REFUSED && kz_status_of(25, -1) == KZ_REFUSED,
+          "KZ(19): 3 (SSE) accepted, 1, 2, 4, 5 refused; KZ(25): 1, 2 (WD kicks) accepted, others refused");
     CHECK(kz_status_of(23, 1) == KZ_IMPLEMENTED && kz_status_of(23, 2) == KZ_IMPLEMENTED &&
               kz_status_of(23, -1) == KZ_REFUSED,
           "KZ(23): escaper removal (1, 2 with the escapers file) accepted, negative values refused");
@@ -719,7 +753,7 @@ static void test_doc_table(void)
             ok = kz_status_of(k, 1) != KZ_REFUSED && kz_status_of(k, -1) != KZ_REFUSED;
         else /* per-value rows (5, 7, 16, 20, 22, 40) are checked in test_policy */
             ok = k == 1 || k == 2 || k == 3 || k == 5 || k == 7 || k == 8 || k == 14 || k == 15 || k == 23 || k == 16 || k == 17 ||
-                 k == 18 ||
+                 k == 18 || k == 19 || k == 25 ||
                  k == 20 || k == 22 || k == 30 ||
                  k == 40 || k == 46 || k == 47;
         if (ok)
@@ -746,6 +780,7 @@ int main(void)
     test_broken();
     test_restart();
     test_policy();
+    test_evolution_inputs();
     test_doc_table();
     return check_done();
 }
