@@ -23,7 +23,7 @@
 #include "evol/evol.h"
 #include "integ/block.h"
 #include "integ/escape.h"
-#include "integ/startup.h"
+#include "core/newpoly.h"
 #include "iotest.h"
 #include "reg/ks.h"
 #include "reg/ks_state.h"
@@ -141,8 +141,7 @@ static void single_star(int tidal, int kicked)
             escape_record rec[8];
             int ne = escape_remove(s, rec, 8, err, sizeof err);
             if (ne > 0) {
-                startup_send_all(s);
-                for (int k = s->ifirst; k < s->ntot; k++) gpuirr_set_list(s->irr, k, s->nnb[k], sim_list(s, k));
+                newpoly_send(s, 0, NULL);
                 block_reschedule(s->bs);
                 double eafter = checks_energy(s);
                 CHECK(fabs(eafter - ebefore) < 1e-12 * fabs(ebefore),

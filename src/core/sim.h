@@ -32,6 +32,9 @@
  *                     event touches (reg/)
  *   reg/              slots moved at KS, chain and merger events
  *   integ/escape.c    escapers removed, slots compacted
+ *   reg/ks_star.c     a star's mass or velocity changed (evol/, KZ(19) = 3):
+ *                     every body's polynomial corrected, its neighbours
+ *                     renewed, a massless remnant's slot compacted
  *   integ/checks.c    energies and diagnostics at DTADJ/DELTAT, alpha, rsmin
  *   io/checkpoint.c   everything, at a restart
  */

@@ -2,7 +2,7 @@
 #include "integ/stars.h"
 #include "evol/evol.h"
 #include "integ/block.h"
-#include "integ/startup.h"
+#include "core/newpoly.h"
 
 int stars_between_blocks(sim *s, char *err, size_t errlen)
 {
@@ -11,8 +11,7 @@ int stars_between_blocks(sim *s, char *err, size_t errlen)
     int changes = evol_step(s, &resend_all, err, errlen);
     if (changes < 0) return -1;
     if (resend_all) { /* a removal compacted the slots, as escapers do */
-        startup_send_all(s);
-        for (int i = s->ifirst; i < s->ntot; i++) gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
+        newpoly_send(s, 0, NULL);
     }
     if (changes > 0) block_reschedule(s->bs);
     return 0;

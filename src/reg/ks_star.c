@@ -10,6 +10,7 @@
 #include <string.h>
 #include "reg/ks.h"
 #include "reg/ks_state.h"
+#include "core/newpoly.h"
 
 static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
@@ -202,7 +203,7 @@ static int restart_near(sim *s, int i, int kicked, const double dv[3], char *err
     if (kicked)
         for (int c = 0; c < 3; c++) s->v0[i][c] += dv[c];
     send_polynomials(s);
-    int rc = nb > 0 ? ks_init_bodies(s, nb, idx, t, -1, err, errlen) : 0;
+    int rc = nb > 0 ? newpoly_bodies(s, nb, idx, t, 0, err, errlen) : 0;
     free(idx);
     return rc;
 }
