@@ -578,82 +578,67 @@ static void account_block(sim *s, block_scratch *b, const double *ph, int nact, 
     tm->regular += ph[PH_REGF] + ph[PH_FIRR_NEW] + ph[PH_CORR_REG];
 }
 
-int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
-{
-    double ph[BLOCK_PROF_PHASES] = {0};
-    double w = omp_get_wtime();
-    if (b->wend > 0.0) ph[PH_BETWEEN] = w - b->wend;
-    /* a rebuild timed before this step started (in the run loop's
-     * block_next_time) belongs to this step's schedule phase; one made
-     * below is in that phase's lap already */
-    double refill = b->refill;
-    if (ph[PH_BETWEEN] >= refill) ph[PH_BETWEEN] -= refill;
-    double t = block_next_time(s, b);
-    b->refill = 0.0;
-    s->time = t;
-    select_block(s, b);
-    const int nact = b->nact, nreg = b->nreg;
-    ph[PH_SCHED] = prof_lap(&w) + refill;
-    /* 0. (the block above) KS pairs first, up to the block time (subint.f) */
-    if (ks_advance(s, t)) {
-        snprintf(err, errlen, "a KS pair could not be advanced to t = %.17g (see above)", t);
-        return -1;
-    }
-    if (ks_chain_sync(s, t, b->act, b->nact)) {
-        snprintf(err, errlen, "chain integration failed at t = %.10g", t);
-        return -1;
-    }
-    ph[PH_KSADV] = prof_lap(&w);
+/* ---- the block step ---------------------------------------------------- */
 
-    /* 1. predict and irregular forces with the current lists */
-    /* Only the active bodies and their neighbours (the SIMD library itself
-     * turns to predicting everyone when those lists cover a good part of N:
-     * the paper's NPACT switch); the members of new lists follow in step 3.
-     * A big block's irregular force goes to the GPU instead (forces.h,
-     * irr_on_gpu), from GPUNB's j-bodies predicted there: GPUIRR's
-     * prediction is then not needed (its slots keep their own times). */
-    const int gpu_irr = irr_on_gpu(s, b->nact);
-    predict_active(s, b, t);
-    s->block_forces = 1; /* the KS corrections must see the predicted state too */
-    ph[PH_PRED] = prof_lap(&w);
-    /* The regular force needs only the members' predicted x, v: on the GPU
-     * it runs while the host does the irregular part.  A block whose
-     * irregular force goes to the GPU as well starts it after that one (the
-     * GPU would do them in turn, and the irregular corrector waits for the
-     * irregular force). */
-    if (!gpu_irr) regf_start(s, b, t);
-    ph[PH_REGF] += prof_lap(&w);
-    if (gpu_irr) gpunb_predict(s->nb, t);
+/* How this block's work overlaps, decided once from its sizes after step 0
+ * (docs/ARCHITECTURE.md, "One block step"): the same arithmetic in every
+ * case, only the order of independent work changes. */
+typedef struct block_plan {
+    int irr_gpu;     /* step 1's irregular force on the GPU (irr_on_gpu of the block) */
+    int irr_gpu_new; /* step 3's new-list irregular force on the GPU (of the regular part) */
+    int regf_first;  /* the regular force starts before step 1's irregular force (the GPU
+                      * computes it while the host works); after it when that force is
+                      * on the GPU too (the GPU would do the two in turn) */
+    int send_early;  /* a member not due a regular step goes to GPUIRR in step 2: nothing
+                      * in step 3 reads GPUIRR's predicted state any more */
+    int hold;        /* every member to GPUNB in step 2, held until step 4 (hold_send) */
+    int ks_corr;     /* the irregular forces get the KS and chain corrections */
+} block_plan;
+
+static block_plan plan_block(sim *s, const block_scratch *b)
+{
+    block_plan p;
+    p.irr_gpu = irr_on_gpu(s, b->nact);
+    p.irr_gpu_new = irr_on_gpu(s, b->nreg);
+    p.regf_first = !p.irr_gpu;
+    p.send_early = b->nreg == 0 || p.irr_gpu_new;
+    p.hold = hold_send(b, p.irr_gpu_new);
+    p.ks_corr = ks_needs_correction(s);
+    return p;
+}
+
+/* Step 1's prediction beside the host's: GPUIRR's of the members and their
+ * neighbours, or GPUNB's j-bodies when the irregular force goes there. */
+static void predict_for_irregular(sim *s, const block_scratch *b, const block_plan *p, double t)
+{
+    if (p->irr_gpu) gpunb_predict(s->nb, t);
     else gpuirr_pred_act(s->irr, b->nact, b->act, t);
-    ph[PH_PRED] += prof_lap(&w);
-    const int ks_corr = ks_needs_correction(s);
-    if (ks_corr) { /* the old lists, for KS (the GPU holds its own: gpunb_lists_kept) */
+}
+
+/* Step 1's irregular force of every member from its current list, with
+ * the KS corrections. */
+static int irregular_old_lists(sim *s, block_scratch *b, const block_plan *p, char *err, size_t errlen)
+{
+    if (p->ks_corr) { /* the old lists, for KS (the GPU holds its own: gpunb_lists_kept) */
 #pragma omp parallel for schedule(static) if (par_worth(b->nact, 4096))
         for (int k = 0; k < b->nact; k++) {
             b->lp[k] = sim_list(s, b->act[k]);
             b->nnb0[k] = s->nnb[b->act[k]];
         }
     }
-    int rc = gpu_irr ? irregular_force_gpu(s, b->nact, b->act, b->xg, b->vg, b->ai, b->ji, err, errlen)
-                     : irregular_force(s, b->nact, b->act, b->ai, b->ji, err, errlen);
-    if (rc == 0 && ks_corr) /* KS: components of perturbed pairs, old lists */
+    int rc = p->irr_gpu ? irregular_force_gpu(s, b->nact, b->act, b->xg, b->vg, b->ai, b->ji, err, errlen)
+                        : irregular_force(s, b->nact, b->act, b->ai, b->ji, err, errlen);
+    if (rc == 0 && p->ks_corr) /* KS: components of perturbed pairs, old lists */
         ks_irr_correct(s, b->nact, b->act, b->lp, b->nnb0, 1, b->ai, b->ji);
-    ph[PH_FIRR] = prof_lap(&w);
-    if (rc) {
-        regf_abandon(s, b);
-        return -1;
-    }
-    if (gpu_irr) regf_start(s, b, t);
-    ph[PH_REGF] += prof_lap(&w);
+    return rc;
+}
 
-    /* 2. irregular corrector for every member.  A member not due a regular
-     * step is final after it: it goes to GPUIRR at once, while its record
-     * is in cache (and, in a big block, while the GPU computes the regular
-     * force), unless this block's new-list irregular force will still
-     * read GPUIRR's predicted state (a regular part below the GPU switch) */
-    const int gpu_irr2 = irr_on_gpu(s, b->nreg); /* step 3's new-list irregular force */
-    const int send_early = b->nreg == 0 || gpu_irr2;
-    const int held = hold_send(b, gpu_irr2);
+/* Step 2: the irregular corrector of every member (each on its own).  A
+ * member final after it goes to GPUIRR at once while its record is in
+ * cache (send_early), and with a held hand-over it is gathered for GPUNB. */
+static void correct_block_irregular(sim *s, block_scratch *b, const block_plan *p, double t)
+{
+    const int send_early = p->send_early, held = p->hold;
 #pragma omp parallel for schedule(static) if (par_worth(b->nact, 256))
     for (int k = 0; k < b->nact; k++) {
         const int i = b->act[k];
@@ -662,83 +647,154 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
         if (b->irr_sent[k]) gpuirr_send(s, i);
         if (held) gather_held(s, b, k);
     }
-    ph[PH_CORR] = prof_lap(&w);
-    if (held) {
-        send_held(s, b);
-        ph[PH_SEND] += prof_lap(&w);
-        schedule_put_block(b->sq, s, b->irr_only, b->nirr);
-        ph[PH_SCHED] += prof_lap(&w);
+}
+
+/* Step 3's new lists to GPUIRR and the irregular force with them at the
+ * same predicted state, with the KS corrections.  The new lists' members
+ * are predicted to t where they were not (bodies predicted already keep
+ * their state); on the GPU, GPUNB's j-bodies are at t already (the regular
+ * force) and have not been sent the members' corrections yet, so they are
+ * the same predicted state. */
+static int irregular_new_lists(sim *s, block_scratch *b, const block_plan *p, double t, char *err,
+                               size_t errlen)
+{
+    const int *ri = b->ri;
+    /* distinct rows of the library's list table: in parallel for many
+     * (GPUNB keeps the lists gpunb_regf returned: nothing to send) */
+#pragma omp parallel for schedule(static) if (par_worth(b->nreg, 1024))
+    for (int q = 0; q < b->nreg; q++) {
+        gpuirr_set_list(s->irr, ri[q], b->nnbn[q], b->lists + (size_t)q * s->nbmax);
+        b->nnb0[q] = s->nnb[ri[q]];
+        s->nnb[ri[q]] = b->nnbn[q]; /* irregular_force reads the new size */
+    }
+    if (p->ks_corr)
+        for (int q = 0; q < b->nreg; q++) b->lp[q] = b->lists + (size_t)q * s->nbmax;
+    int rc;
+    if (p->irr_gpu_new) {
+        rc = irregular_force_gpu(s, b->nreg, ri, b->xg, b->vg, b->ai2, b->ji2, err, errlen);
+    } else {
+        gpuirr_pred_act(s->irr, b->nreg, ri, t);
+        rc = irregular_force(s, b->nreg, ri, b->ai2, b->ji2, err, errlen);
+    }
+    if (p->ks_corr) /* KS: the same corrections with the new lists */
+        ks_irr_correct(s, b->nreg, ri, b->lp, b->nnbn, 0, b->ai2, b->ji2);
+    for (int q = 0; q < b->nreg; q++) s->nnb[ri[q]] = b->nnb0[q];
+    return rc;
+}
+
+/* Step 3's regular corrector of every regular member, new steps, radii. */
+static void correct_block_regular(sim *s, block_scratch *b, double t)
+{
+    double rsfac = nbradius_rsfac(s);
+#pragma omp parallel for schedule(static) if (par_worth(b->nreg, 256))
+    for (int q = 0; q < b->nreg; q++) correct_regular(s, b, q, t, rsfac);
+    for (int q = 0; q < b->nreg; q++) {
+        int i = b->act[b->reg[q]];
+        if (s->rs[i] < s->rsmin) s->rsmin = s->rs[i];
+    }
+}
+
+/* Step 5: the c.m. bodies' regular steps renew their perturbers, then the
+ * block's KS, chain and merger events (ks_block_end): > 0 when one moved
+ * slots or restarted bodies, < 0 on failure. */
+static int ks_end_of_block(sim *s, const block_scratch *b, double t, char *err, size_t errlen)
+{
+    for (int q = 0; q < b->nreg; q++) ks_note_regular(s, b->act[b->reg[q]]);
+    return ks_block_end(s, b->act, b->nact, t, err, errlen);
+}
+
+/* Each phase of the step, timed into ph[] (the profile by block size) from
+ * the end of the last one. */
+#define PHASE(id, ...)                  \
+    do {                                \
+        __VA_ARGS__;                    \
+        ph[PH_##id] += prof_lap(&w);    \
+    } while (0)
+
+int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
+{
+    double ph[BLOCK_PROF_PHASES] = {0};
+    double w = omp_get_wtime();
+    if (b->wend > 0.0) ph[PH_BETWEEN] = w - b->wend;
+    /* a rebuild timed before this step started (in the run loop's
+     * block_next_time) belongs to this step's schedule phase; one made
+     * below is in that phase's lap already */
+    if (ph[PH_BETWEEN] >= b->refill) ph[PH_BETWEEN] -= b->refill;
+    ph[PH_SCHED] = b->refill;
+    int rc = 0;
+
+    /* 0. the block: every body due at the next block time; KS pairs and
+     * the chain first, up to that time (subint.f) */
+    double t;
+    PHASE(SCHED, t = block_next_time(s, b); b->refill = 0.0; s->time = t; select_block(s, b));
+    const int nact = b->nact, nreg = b->nreg;
+    PHASE(KSADV, rc = ks_advance(s, t));
+    if (rc) {
+        snprintf(err, errlen, "a KS pair could not be advanced to t = %.17g (see above)", t);
+        return -1;
+    }
+    PHASE(KSADV, rc = ks_chain_sync(s, t, b->act, b->nact));
+    if (rc) {
+        snprintf(err, errlen, "chain integration failed at t = %.10g", t);
+        return -1;
+    }
+    const block_plan plan = plan_block(s, b);
+
+    /* 1. predict; irregular force of every member with its current list.
+     * The host predicts the members; GPUIRR the members and their
+     * neighbours (the SIMD library itself turns to predicting everyone
+     * when those lists cover a good part of N: the paper's NPACT switch).
+     * The regular force needs only the members' predicted x, v: it starts
+     * here, and runs on the GPU while the host does steps 1 and 2. */
+    PHASE(PRED, predict_active(s, b, t); s->block_forces = 1 /* KS corrections see it too */);
+    if (plan.regf_first) PHASE(REGF, regf_start(s, b, t));
+    PHASE(PRED, predict_for_irregular(s, b, &plan, t));
+    PHASE(FIRR, rc = irregular_old_lists(s, b, &plan, err, errlen));
+    if (rc) {
+        regf_abandon(s, b);
+        return -1;
+    }
+    if (!plan.regf_first) PHASE(REGF, regf_start(s, b, t));
+
+    /* 2. irregular corrector of every member; with a held hand-over the
+     * members go to GPUNB now and those not due a regular step back into
+     * the schedule */
+    PHASE(CORR, correct_block_irregular(s, b, &plan, t));
+    if (plan.hold) {
+        PHASE(SEND, send_held(s, b));
+        PHASE(SCHED, schedule_put_block(b->sq, s, b->irr_only, b->nirr));
     }
 
-    /* 3. regular forces, new lists, irregular forces with them, regular corrector */
+    /* 3. regular members: regular force and new lists, irregular force
+     * with them, regular corrector (eq. 12), new steps and radii */
     if (b->nreg > 0) {
-        const int *ri = b->ri;
-        regf_finish(s, b);
-        ph[PH_REGF] += prof_lap(&w);
-        s->cnt.blocks_regular++;
-        /* distinct rows of the library's list table: in parallel for many
-         * (GPUNB keeps the lists gpunb_regf returned: nothing to send) */
-#pragma omp parallel for schedule(static) if (par_worth(b->nreg, 1024))
-        for (int q = 0; q < b->nreg; q++) {
-            gpuirr_set_list(s->irr, ri[q], b->nnbn[q], b->lists + (size_t)q * s->nbmax);
-            b->nnb0[q] = s->nnb[ri[q]];
-            s->nnb[ri[q]] = b->nnbn[q]; /* irregular_force reads the new size */
-        }
-        /* the new lists' members at the same time t (bodies predicted
-         * already keep their state); on the GPU, GPUNB's j-bodies are at t
-         * already (the regular force) and have not been sent the members'
-         * corrections yet, so they are the same predicted state */
-        if (ks_corr)
-            for (int q = 0; q < b->nreg; q++) b->lp[q] = b->lists + (size_t)q * s->nbmax;
-        if (gpu_irr2) {
-            rc = irregular_force_gpu(s, b->nreg, ri, b->xg, b->vg, b->ai2, b->ji2, err, errlen);
-        } else {
-            gpuirr_pred_act(s->irr, b->nreg, ri, t);
-            rc = irregular_force(s, b->nreg, ri, b->ai2, b->ji2, err, errlen);
-        }
-        if (ks_corr) /* KS: the same corrections with the new lists */
-            ks_irr_correct(s, b->nreg, ri, b->lp, b->nnbn, 0, b->ai2, b->ji2);
-        for (int q = 0; q < b->nreg; q++) s->nnb[ri[q]] = b->nnb0[q];
+        PHASE(REGF, regf_finish(s, b); s->cnt.blocks_regular++);
+        PHASE(FIRR_NEW, rc = irregular_new_lists(s, b, &plan, t, err, errlen));
         if (rc) {
-            if (held) gpunb_release_jp(s->nb);
+            if (plan.hold) gpunb_release_jp(s->nb);
             return -1;
         }
-        double rsfac = nbradius_rsfac(s);
-        ph[PH_FIRR_NEW] = prof_lap(&w);
-#pragma omp parallel for schedule(static) if (par_worth(b->nreg, 256))
-        for (int q = 0; q < b->nreg; q++) correct_regular(s, b, q, t, rsfac);
-        for (int q = 0; q < b->nreg; q++) {
-            int i = b->act[b->reg[q]];
-            if (s->rs[i] < s->rsmin) s->rsmin = s->rs[i];
-        }
-        s->cnt.steps_reg += b->nreg;
-        ph[PH_CORR_REG] = prof_lap(&w);
+        PHASE(CORR_REG, correct_block_regular(s, b, t); s->cnt.steps_reg += b->nreg);
     }
 
-    /* 4. hand the corrected bodies to both libraries, reschedule */
+    /* 4. the corrected bodies to both libraries */
     if (check_steps(s, b, t, err, errlen)) {
-        if (held) gpunb_release_jp(s->nb);
+        if (plan.hold) gpunb_release_jp(s->nb);
         return -1;
     }
     s->block_forces = 0;
-    if (held) send_regular_release(s, b);
-    else send_corrected(s, b);
+    PHASE(SEND, if (plan.hold) send_regular_release(s, b); else send_corrected(s, b));
     s->cnt.steps_irr += b->nact;
     s->cnt.blocks++;
-    ph[PH_SEND] += prof_lap(&w);
+
     /* 5. KS: perturber renewal after c.m. regular steps, terminations, new
      * pairs; an event moves slots and restarts bodies, so the schedule
      * refiles the slots whose next time changed (the members too) */
     int ch = 0;
-    if (s->ks) {
-        for (int q = 0; q < b->nreg; q++) ks_note_regular(s, b->act[b->reg[q]]);
-        ch = ks_block_end(s, b->act, b->nact, t, err, errlen);
-    }
-    ph[PH_KSEND] = prof_lap(&w);
-    if (ch > 0) schedule_refresh(b->sq, s);
-    else if (ch == 0 && held) schedule_put_block(b->sq, s, b->ri, b->nreg);
-    else if (ch == 0) schedule_update(s, b);
-    ph[PH_SCHED] += prof_lap(&w);
+    PHASE(KSEND, if (s->ks) ch = ks_end_of_block(s, b, t, err, errlen));
+    PHASE(SCHED, if (ch > 0) schedule_refresh(b->sq, s);
+                 else if (ch == 0 && plan.hold) schedule_put_block(b->sq, s, b->ri, b->nreg);
+                 else if (ch == 0) schedule_update(s, b));
     account_block(s, b, ph, nact, nreg);
     b->wend = w;
     return ch < 0 ? -1 : 0;
