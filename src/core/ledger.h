@@ -1,6 +1,6 @@
 /* ledger.h — where the energy goes: every energy check's ΔE split by cause.
  *
- * The measured total E (checks.c, ks_forces.c) changes between two checks
+ * The measured total E (checks.c, ks_measure.c) changes between two checks
  * by what the integration loses.  Some of that change happens at discrete
  * events, which the code that makes them measures and records here:
  *

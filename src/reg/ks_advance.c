@@ -2,7 +2,7 @@
  * ksint.f): perturbed pairs by KS steps, unperturbed ones by whole Kepler
  * periods; the perturber list renewed at apocentre, after a c.m. regular
  * step and at every unperturbed step (a change between the perturbed and
- * unperturbed models books its tidal energy, ks_forces.c); the tests of
+ * unperturbed models books its tidal energy, ks_measure.c); the tests of
  * docs/ALGORITHMS.md §10.11 flag a pair, which ks_block_end ends at the block
  * time. */
 #include <math.h>
@@ -115,7 +115,7 @@ int ks_advance(sim *s, double t)
             s->ks->steps++;
         }
         /* only a perturbed pair's components are read in a block (the
-         * irregular-force corrections, ks_forces.c); an unperturbed one is a
+         * irregular-force corrections, ks_correct.c); an unperturbed one is a
          * point to every force, and the energy measure resolves it itself.
          * Resolving every pair at every block (a Kepler solve each) was
          * half the time of a run with 410 primordial binaries */

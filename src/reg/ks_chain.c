@@ -95,7 +95,7 @@ void ks_chain_cm_correction(const sim *s, double t, double a[3], double j[3])
         const ks_pair *kq = p >= s->n ? &s->ks->pair[p - s->n] : NULL;
         if (kq && ks_pair_resolved_at(kq, t)) {
             /* a perturbed pair by its components, as the pair's own c.m.
-             * feels the members (ks_forces.c): as a point here, the pair's
+             * feels the members (ks_correct.c): as a point here, the pair's
              * quadrupole acted on one side only, and a pair 0.02 from a
              * chain of that size gained 1e-5 of E per 1e-4 time units */
             int q = p - s->n;

@@ -343,20 +343,6 @@ void ks_send_dirty(sim *s)
 
 /* ---- new bodies ---------------------------------------------------------- */
 
-/* The nb bodies idx start again at t from their high-order predicted state
- * (an event changed what their forces see; newpoly_bodies then gives them
- * new polynomials). */
-void ks_restart_state(sim *s, int nb, const int *idx, double t)
-{
-    for (int q = 0; q < nb; q++) {
-        int b = idx[q];
-        double xb[3], vb[3];
-        ks_predict_slot_high(s, b, t, xb, vb);
-        memcpy(s->x0[b], xb, sizeof xb);
-        memcpy(s->v0[b], vb, sizeof vb);
-    }
-}
-
 void ks_make_ghost(sim *s, int g, double t)
 {
     s->m[g] = 0.0;

@@ -99,7 +99,7 @@ void ks_partial_drop(sim *s, int holder)
 }
 
 /* Component comp of the pair at c.m. slot C and the c.m. point as the
- * force corrections see them at t (ks_forces.c: the pair resolved at the
+ * force corrections see them at t (ks_correct.c: the pair resolved at the
  * block time if perturbed, else predicted here). */
 static void component_at(const sim *s, int C, int comp, double t, double xc[3], double vc[3],
                          double xcm[3], double vcm[3])

@@ -104,7 +104,7 @@ typedef struct ks_state {
      * whose mark differs */
     int64_t naming_checked, naming_differ;
     double jump_max;     /* the largest |dE/E| over one event so far */
-    double etide;        /* tidal energy booked at changes of model (ks_forces.c) */
+    double etide;        /* tidal energy booked at changes of model (ks_measure.c) */
     double last_jump;    /* the local energy change of the last ks_form / ks_terminate */
     double last_a, last_ecc, last_gamma; /* that pair's orbit (the ledger's event record) */
     int *map;            /* relabelling scratch, s->cap entries */
@@ -198,9 +198,6 @@ int ks_pair_init(sim *s, int k, double t, char *err, size_t errlen);
 void ks_note_event(sim *s, int kind, double t, int name1, int name2, double local, double e0,
                    double a, double e, double g);
 
-/* Bodies idx[0..nb) start again at t from their high-order predicted state. */
-void ks_restart_state(sim *s, int nb, const int *idx, double t);
-/* Does the ascending list l of n entries hold x? */
 /* Does an unsorted list (a perturber list) name x? */
 static inline int ks_list_has(const int *l, int n, int x)
 {
@@ -211,7 +208,7 @@ static inline int ks_list_has(const int *l, int n, int x)
 
 /* A perturbed pair resolved at t and the chain's members resolved at t:
  * what the c.m. corrections of the pair and of the chain read by
- * components (ks_forces.c, ks_chain.c).  One test for both sides, so that
+ * components (ks_correct.c, ks_chain.c).  One test for both sides, so that
  * each takes the other resolved exactly when the other does. */
 static inline int ks_pair_resolved_at(const ks_pair *kp, double t)
 {
@@ -326,7 +323,7 @@ int ks_unperturbed_periods(const sim *s, int k, double t);
  * or perturbed (restarted polynomials). */
 void ks_set_mode(sim *s, int k);
 
-/* ks_forces.c */
+/* ks_resolve.c */
 /* The body at slot i predicted to t with the integration's predictor. */
 void ks_predict_slot(const sim *s, int i, double t, double x[3], double v[3]);
 /* Body i at t as the block's forces see it: while block.c evaluates them
@@ -339,6 +336,10 @@ void ks_block_state(const sim *s, int i, double t, double x[3], double v[3]);
 void ks_predict_slot_high(const sim *s, int i, double t, double x[3], double v[3]);
 /* Resolves pair k at time t (c.m. by the integration's predictor). */
 void ks_resolve_pair(sim *s, int k, double t);
+/* Bodies idx[0..nb) start again at t from their high-order predicted state. */
+void ks_restart_state(sim *s, int nb, const int *idx, double t);
+
+/* ks_measure.c */
 /* Pair k went from the resolved (perturbed) model to the point one or back
  * at time t: books the tidal energy that the model gained or dropped. */
 void ks_book_mode(sim *s, int k, int was_resolved, int now_resolved, double t);
