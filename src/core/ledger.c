@@ -74,3 +74,19 @@ void ledger_print_events(FILE *f, const char *prefix, const ledger_event *ev, in
                 e->gamma);
     }
 }
+
+void ledger_save(wbuf *w, const ledger *l)
+{
+    wb_u32(w, (uint32_t)sizeof(ledger));
+    wb_put(w, l, sizeof(ledger));
+}
+
+void ledger_load(rbuf *r, ledger *l)
+{
+    ledger in;
+    if (rb_u32(r) != sizeof(ledger)) return;
+    rb_get(r, &in, sizeof in);
+    if (rb_done(r)) return;
+    in.exact = 0; /* an option of the process, not of the run */
+    *l = in;
+}

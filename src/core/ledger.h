@@ -46,6 +46,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "core/bytes.h"
 
 typedef enum ledger_kind {
     LED_KS_FORM,
@@ -109,6 +110,14 @@ void ledger_close(ledger *l, double de, double pending, ledger_interval *out);
 void ledger_start(ledger *l, double pending);
 
 /* Prints events as "t kind names de/|E| a e gamma" lines with a prefix. */
+/* Its checkpoint section (LEDG, optional): the ledger as it is in memory,
+ * with its size first, so that a file from a build with another layout is
+ * skipped (the ledger then starts afresh) rather than misread.  load leaves
+ * l as it was when the section does not fit; the audit option (exact) is
+ * the process's, not the run's: a loaded ledger has it off. */
+void ledger_save(wbuf *w, const ledger *l);
+void ledger_load(rbuf *r, ledger *l);
+
 void ledger_print_events(FILE *f, const char *prefix, const ledger_event *ev, int n, double escale);
 
 #endif

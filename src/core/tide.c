@@ -117,3 +117,21 @@ void tide_describe(const tide *td, const tide_spec *sp, double mtot, char *buf, 
                  "TIDAL(3) %.6g, TIDAL(4) %.6g, RTIDE %.6g",
                  sp->gmg, sp->rg0, td->t1, td->t3, td->t4, tide_radius(td, mtot));
 }
+
+int tide_save(wbuf *w, const tide *td)
+{
+    wb_i64(w, td->kind);
+    wb_f64(w, td->t1);
+    wb_f64(w, td->t3);
+    wb_f64(w, td->t4);
+    return td->kind > 0;
+}
+
+int tide_load(rbuf *r, tide *td)
+{
+    td->kind = (int)rb_i64(r);
+    td->t1 = rb_f64(r);
+    td->t3 = rb_f64(r);
+    td->t4 = rb_f64(r);
+    return r->bad || td->kind < 0 || td->kind > 2 ? -1 : 0;
+}

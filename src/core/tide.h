@@ -21,6 +21,7 @@
 #define NBODY6C_TIDE_H
 
 #include <stddef.h>
+#include "core/bytes.h"
 
 typedef struct tide {
     int kind;           /* KZ(14): 0 none, 1 solar neighbourhood, 2 point-mass galaxy */
@@ -62,6 +63,13 @@ void tide_scale_start(const tide *td, int n, const double *m, double (*x)[3], do
                       double w);
 
 /* One line describing the field for the log header. */
+/* Its part of the checkpoint (section XTRN, with escape.c's part after
+ * it): the field's kind and constants.  save returns 1 when a reader must
+ * know the section (a field is on); load returns 0, or -1 for a malformed
+ * one. */
+int tide_save(wbuf *w, const tide *td);
+int tide_load(rbuf *r, tide *td);
+
 void tide_describe(const tide *td, const tide_spec *sp, double mtot, char *buf, size_t len);
 
 #endif

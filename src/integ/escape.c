@@ -206,3 +206,21 @@ int escape_remove(sim *s, escape_record *rec, int maxrec, char *err, size_t errl
     ks_clear_dirty(s);
     return nrec;
 }
+
+int escape_save(wbuf *w, const sim *s)
+{
+    wb_i64(w, s->n_escaped);
+    wb_f64(w, s->m_escaped);
+    wb_f64(w, s->e_escaped);
+    wb_i64(w, s->nzero);
+    return s->nzero != s->n;
+}
+
+int escape_load(rbuf *r, sim *s)
+{
+    s->n_escaped = (int)rb_i64(r);
+    s->m_escaped = rb_f64(r);
+    s->e_escaped = rb_f64(r);
+    s->nzero = (int)rb_i64(r);
+    return r->bad || s->nzero < s->n || s->n_escaped < 0 ? -1 : 0;
+}

@@ -26,6 +26,7 @@
 #define NBODY6C_ESCAPE_H
 
 #include <stdio.h>
+#include "core/bytes.h"
 #include "core/sim.h"
 
 /* One star removed (a system of several gives one record per star). */
@@ -41,6 +42,13 @@ typedef struct escape_record {
 
 /* The escape radius at the current state (2 RTIDE). */
 double escape_radius(const sim *s);
+
+/* Its part of the checkpoint (section XTRN, after the tidal field's): the
+ * escapers removed so far and NZERO.  save returns 1 when a reader must
+ * know the section (bodies were removed); load returns 0, or -1 for a
+ * malformed one. */
+int escape_save(wbuf *w, const sim *s);
+int escape_load(rbuf *r, sim *s);
 
 /* Removes the escapers at s->time (all bodies predicted there); records up
  * to maxrec of their stars in rec.  Returns the number of stars removed

@@ -11,6 +11,7 @@
 #include "io/checkpoint.h"
 #include "io/durable.h"
 #include "core/bytes.h"
+#include "integ/escape.h"
 #include "reg/ks.h"
 
 #define HEADER_SIZE 32u
@@ -66,10 +67,6 @@ static void sec_end(wbuf *w, size_t at)
 #define BODY_REALS(X) X(m) X(tpred) X(t0) X(t0r) X(dt) X(dtr) X(rs)
 #define BODY_VECS(X) X(x0) X(v0) X(x) X(v) X(a) X(j) X(fi) X(fid) X(d2) X(d3) X(fr) X(frd) \
     X(d2r) X(d3r)
-#define RUN_REALS(X) X(tcheck) X(tout) X(e0) X(eprev) X(de_sum_abs) X(de_last)
-#define RUN_INTS(X) X(nout) X(nsnap) X(nckpt) X(log_bytes)
-#define DIAG_REALS(X) X(t) X(kin) X(pot) X(etot) X(qvir) X(xd[0]) X(xd[1]) X(xd[2]) X(rc) \
-    X(vc) X(nbmean)
 
 static void encode_deck(wbuf *w, const deck *dk)
 {
@@ -121,26 +118,6 @@ static void encode_sim(wbuf *w, const sim *s)
     sec_end(w, at);
 }
 
-static void encode_run(wbuf *w, const run_state *rs)
-{
-    size_t at = sec_begin(w, "RUNS", SEC_REQUIRED);
-#define W_RREAL(f) wb_f64(w, rs->f);
-#define W_RINT(f) wb_i64(w, rs->f);
-#define W_DREAL(f) wb_f64(w, rs->last.f);
-    RUN_REALS(W_RREAL)
-    RUN_INTS(W_RINT)
-    DIAG_REALS(W_DREAL)
-    wb_i64(w, rs->last.nc);
-    wb_u32(w, NLAGR);
-    for (int k = 0; k < NLAGR; k++) wb_f64(w, rs->last.rlagr[k]);
-    /* error control, last: files without it read as "no check yet" */
-    wb_f64(w, rs->echeck);
-    wb_i64(w, rs->qe_repeats);
-    wb_f64(w, rs->etai0);
-    wb_f64(w, rs->etar0);
-    sec_end(w, at);
-}
-
 /* A section of reg/ (reg/ks_save.c): its body and whether it is required
  * are reg/'s. */
 static void reg_section(wbuf *w, const char tag[4], int (*save)(wbuf *, const sim *), const sim *s)
@@ -155,24 +132,18 @@ static void reg_section(wbuf *w, const char tag[4], int (*save)(wbuf *, const si
 static void encode_ledger(wbuf *w, const sim *s)
 {
     size_t at = sec_begin(w, "LEDG", 0);
-    wb_u32(w, (uint32_t)sizeof(ledger));
-    wb_put(w, &s->led, sizeof(ledger));
+    ledger_save(w, &s->led);
     sec_end(w, at);
 }
 
-/* The external field and the escapers removed so far (tide.h, escape.c);
+/* The external field and the escapers removed so far (tide.h, escape.h);
  * files without it come from runs with neither. */
 static void encode_external(wbuf *w, const sim *s)
 {
-    size_t at = sec_begin(w, "XTRN", s->tide.kind > 0 || s->nzero != s->n ? SEC_REQUIRED : 0);
-    wb_i64(w, s->tide.kind);
-    wb_f64(w, s->tide.t1);
-    wb_f64(w, s->tide.t3);
-    wb_f64(w, s->tide.t4);
-    wb_i64(w, s->n_escaped);
-    wb_f64(w, s->m_escaped);
-    wb_f64(w, s->e_escaped);
-    wb_i64(w, s->nzero);
+    size_t at = sec_begin(w, "XTRN", 0);
+    int need = tide_save(w, &s->tide);
+    need |= escape_save(w, s);
+    if (need) sec_required(w, at);
     sec_end(w, at);
 }
 
@@ -187,7 +158,9 @@ unsigned char *checkpoint_encode(const sim *s, const deck *dk, const run_state *
     wb_i64(&w, 0); /* file length, set below */
     encode_deck(&w, dk);
     encode_sim(&w, s);
-    encode_run(&w, rs);
+    size_t at = sec_begin(&w, "RUNS", SEC_REQUIRED);
+    runstate_save(&w, rs);
+    sec_end(&w, at);
     if (s->ks) reg_section(&w, "KSST", ks_save_pairs, s);
     if (s->ks) reg_section(&w, "CHST", ks_save_chain, s);
     if (s->ks) reg_section(&w, "MGST", ks_save_merge, s);
@@ -228,17 +201,6 @@ int checkpoint_write(const char *path, const sim *s, const deck *dk, const run_s
 }
 
 /* ---- reading ------------------------------------------------------------- */
-
-static void decode_ledger(rbuf *r, sim *s)
-{
-    ledger l;
-    if (rb_u32(r) != sizeof(ledger)) return;
-    rb_get(r, &l, sizeof l);
-    if (r->bad || r->pos != r->len) return;
-    l.exact = 0; /* an option of the process, not of the run */
-    s->led = l;
-}
-
 
 typedef struct section {
     char tag[5];
@@ -287,20 +249,6 @@ static int decode_evolution(const section *sec, int ns, const deck *dk, sim *s, 
     return 0;
 }
 
-
-static int decode_external(rbuf *r, sim *s)
-{
-    s->tide.kind = (int)rb_i64(r);
-    s->tide.t1 = rb_f64(r);
-    s->tide.t3 = rb_f64(r);
-    s->tide.t4 = rb_f64(r);
-    s->n_escaped = (int)rb_i64(r);
-    s->m_escaped = rb_f64(r);
-    s->e_escaped = rb_f64(r);
-    s->nzero = (int)rb_i64(r);
-    return r->bad || s->nzero < s->n || s->tide.kind < 0 || s->tide.kind > 2 || s->n_escaped < 0 ? -1 : 0;
-}
-
 static int decode_deck(rbuf *r, deck *dk)
 {
     memset(dk, 0, sizeof *dk);
@@ -341,29 +289,6 @@ static int decode_scalars(rbuf *rp, rbuf *rs_, sim_scalars *o)
     SIM_REALS(R_SREAL)
     SIM_COUNTERS(R_CNT)
     SIM_TIMERS(R_TM)
-    return r->bad ? -1 : 0;
-}
-
-static int decode_run(rbuf *r, run_state *rs)
-{
-    memset(rs, 0, sizeof *rs);
-#define R_RREAL(f) rs->f = rb_f64(r);
-#define R_RINT(f) rs->f = rb_i64(r);
-#define R_DREAL(f) rs->last.f = rb_f64(r);
-    RUN_REALS(R_RREAL)
-    RUN_INTS(R_RINT)
-    DIAG_REALS(R_DREAL)
-    rs->last.nc = (int)rb_i64(r);
-    if (rb_u32(r) != NLAGR) return -1;
-    for (int k = 0; k < NLAGR; k++) rs->last.rlagr[k] = rb_f64(r);
-    if (!r->bad && r->len - r->pos >= 32) {
-        rs->echeck = rb_f64(r);
-        rs->qe_repeats = rb_i64(r);
-        rs->etai0 = rb_f64(r);
-        rs->etar0 = rb_f64(r);
-    } else {
-        rs->echeck = rs->last.etot;
-    }
     return r->bad ? -1 : 0;
 }
 
@@ -470,7 +395,7 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
 
     sim_scalars sc;
     if (decode_deck(&sec[at[0]].body, dk) || decode_scalars(&sec[at[1]].body, &sec[at[2]].body, &sc) ||
-        decode_run(&sec[at[5]].body, rs)) {
+        runstate_load(&sec[at[5]].body, rs)) {
         snprintf(err, errlen, "%s: refused: a header section is malformed", name);
         return NULL;
     }
@@ -513,9 +438,9 @@ sim *checkpoint_decode(const unsigned char *buf, size_t len, const char *name, d
         return NULL;
     }
     int led = find_section(sec, ns, "LEDG");
-    if (led >= 0) decode_ledger(&sec[led].body, s);
+    if (led >= 0) ledger_load(&sec[led].body, &s->led);
     int xt = find_section(sec, ns, "XTRN");
-    if (xt >= 0 && decode_external(&sec[xt].body, s)) {
+    if (xt >= 0 && (tide_load(&sec[xt].body, &s->tide) || escape_load(&sec[xt].body, s))) {
         snprintf(err, errlen, "%s: refused: the external-field section is malformed", name);
         sim_free(s);
         return NULL;

@@ -34,30 +34,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "integ/checks.h"
 #include "io/deck.h"
+#include "io/runstate.h"
 #include "core/sim.h"
 
 #define CHECKPOINT_MAGIC "NB6CCKPT"
 #define CHECKPOINT_TRAILER "NB6C-END"
 #define CHECKPOINT_VERSION 1
-
-/* What run.c keeps beside struct sim: the check and output schedule, the
- * output counters and the log's energy bookkeeping. */
-typedef struct run_state {
-    double tcheck, tout;     /* next energy check (DTADJ) and output (DELTAT) */
-    int64_t nout;            /* outputs made so far (DELTAT times passed) */
-    int64_t nsnap;           /* snapshots written (the last one's number) */
-    int64_t nckpt;           /* checkpoints written */
-    double e0, eprev;        /* run log: first and previous energy */
-    double de_sum_abs, de_last;
-    int64_t log_bytes;       /* length of log.txt that belongs to this state */
-    diag last;               /* the last measurement (summary, progress) */
-    /* ---- NBODY6's error control (check.f; run.c) ---- */
-    double echeck;           /* E at the last energy check that passed */
-    int64_t qe_repeats;      /* consecutive failed checks repeated with KZ(2) = 2 */
-    double etai0, etar0;     /* the ETAs KZ(17) may return to */
-} run_state;
 
 /* DIR/checkpoint.bin */
 void checkpoint_path(char *buf, size_t len, const char *dir);
