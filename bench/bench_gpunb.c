@@ -3,8 +3,7 @@
  * for N_i in {64, 256, 1024, 4096} x N_j in {16k, 64k, 256k, 1M}.  One call =
  * set_jp of the N_i corrected bodies + predict + regf, transfers included,
  * as in an integration.  Paths: CUDA default (j-polynomials on the GPU,
- * two-float differences), simple (host predicts and sends all j), FP64
- * differences; the CPU backend at a few sizes in the same run; start-up
+ * two-float differences), FP64 differences; the CPU backend at a few sizes in the same run; start-up
  * (regf + fpoly over all N) and the potential at 32k and 128k.
  *
  *   bench_gpunb [--quick] [--ngpu N] [--point N_i N_j] [--cpu N_i N_j] [--overlap N_i N_j]
@@ -157,11 +156,10 @@ static double time_calls(gpunb *g, const bodies *B, iset *I, double min_s, doubl
 
 static gpunb *open_path(const char *path, int nmax, int ngpu, char *err, size_t errlen)
 {
-    gpunb_config cfg = {GPUNB_REQUIRED, ngpu, 0};
+    gpunb_config cfg = {GPUNB_REQUIRED, ngpu};
     char notice[256];
     if (!strcmp(path, "cpu-ref")) cfg.mode = GPUNB_CPU_REF;
     if (!strcmp(path, "cpu")) cfg.mode = GPUNB_CPU;
-    if (!strcmp(path, "simple")) cfg.simple_path = 1;
     if (!strcmp(path, "fp64")) setenv("NBODY6C_GPU_FP64", "1", 1);
     gpunb *g = gpunb_open(nmax, NBMAX, &cfg, notice, sizeof notice, err, errlen);
     if (!strcmp(path, "fp64")) unsetenv("NBODY6C_GPU_FP64");
@@ -387,7 +385,6 @@ int main(int argc, char **argv)
         return 0;
     }
     bench_path("cuda", &B, njs, nnj, nis, 4, min_s, ngpu);
-    bench_path("simple", &B, njs, nnj, nis, 4, min_s, ngpu);
     bench_path("fp64", &B, njs, nnj, nis, 4, min_s, ngpu);
     static const int cnj[] = {16384, 65536}, cni[] = {1024};
     bench_path("cpu-ref", &B, cnj, quick ? 1 : 2, cni, 1, min_s, 0);

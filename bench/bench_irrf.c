@@ -102,7 +102,7 @@ int main(int argc, char **argv)
         idx[i] = i;
     }
     char err[256], notice[256];
-    gpunb_config cfg = {GPUNB_REQUIRED, 1, 0};
+    gpunb_config cfg = {GPUNB_REQUIRED, 1};
     gpunb *g = gpunb_open(n, NBMAX, &cfg, notice, sizeof notice, err, sizeof err);
     if (!g) {
         printf("bench_irrf: no CUDA backend (%s)\n", err);

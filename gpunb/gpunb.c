@@ -20,7 +20,7 @@ static gpunb *open_cpu(int nmax, int nbmax, int reference, char *err, size_t err
 gpunb *gpunb_open(int nmax, int nbmax, const gpunb_config *cfg,
                   char *notice, size_t noticelen, char *err, size_t errlen)
 {
-    gpunb_config def = {GPUNB_AUTO, 0, 0};
+    gpunb_config def = {GPUNB_AUTO, 0};
     if (!cfg) cfg = &def;
     if (notice && noticelen) notice[0] = '\0';
     if (cfg->mode == GPUNB_CPU_REF) return open_cpu(nmax, nbmax, 1, err, errlen);
@@ -46,6 +46,74 @@ gpunb *gpunb_open(int nmax, int nbmax, const gpunb_config *cfg,
 }
 
 static void held_free(gpunb *g);
+
+/* ---- the j-body store ---- */
+
+static void jstore_free(gpunb_jstore *js)
+{
+    if (!js) return;
+    free(js->t0); free(js->m); free(js->x); free(js->v); free(js->a); free(js->j);
+    free(js);
+}
+
+int gpunb_base_init(gpunb *g, const gpunb_ops *ops, int nmax, int nbmax)
+{
+    g->ops = ops;
+    g->nmax = nmax;
+    g->nbmax = nbmax;
+    g->jp = NULL;
+    g->jp_borrowed = 0;
+    if (ops->keeps_poly) return 0;
+    gpunb_jstore *js = calloc(1, sizeof *js);
+    if (!js) return -1;
+    size_t n = (size_t)nmax;
+    js->t0 = calloc(n, sizeof *js->t0);
+    js->m = calloc(n, sizeof *js->m);
+    js->x = calloc(n, sizeof *js->x);
+    js->v = calloc(n, sizeof *js->v);
+    js->a = calloc(n, sizeof *js->a);
+    js->j = calloc(n, sizeof *js->j);
+    if (!js->t0 || !js->m || !js->x || !js->v || !js->a || !js->j) {
+        jstore_free(js);
+        return -1;
+    }
+    g->jp = js;
+    return 0;
+}
+
+void gpunb_base_free(gpunb *g)
+{
+    if (!g->jp_borrowed) jstore_free(g->jp);
+    g->jp = NULL;
+}
+
+void gpunb_share_store(gpunb *to, gpunb *from)
+{
+    gpunb_base_free(to);
+    to->jp = from->jp;
+    to->jp_borrowed = 1;
+}
+
+/* The store gets the bodies (in parallel for a big block: distinct slots
+ * within one call), then the backend is told. */
+static void jp_apply(gpunb *g, int n, const int *idx, const double *t0, const double (*x)[3],
+                     const double (*v)[3], const double (*a)[3], const double (*jerk)[3], const double *m)
+{
+    gpunb_jstore *js = g->jp;
+    if (js) {
+#pragma omp parallel for schedule(static) if (n > 4096)
+        for (int k = 0; k < n; k++) {
+            const int i = idx[k];
+            js->t0[i] = t0[k];
+            js->m[i] = m[k];
+            memcpy(js->x[i], x[k], sizeof js->x[i]);
+            memcpy(js->v[i], v[k], sizeof js->v[i]);
+            memcpy(js->a[i], a[k], sizeof js->a[i]);
+            memcpy(js->j[i], jerk[k], sizeof js->j[i]);
+        }
+    }
+    g->ops->set_jp(g, n, idx, t0, x, v, a, jerk, m);
+}
 
 static void res_free(gpunb *g)
 {
@@ -74,6 +142,7 @@ void gpunb_close(gpunb *g)
     check_idle(g, "gpunb_close");
     res_free(g);
     held_free(g);
+    gpunb_base_free(g);
     g->ops->close(g);
 }
 const char *gpunb_backend(const gpunb *g) { return g->ops->name; }
@@ -161,7 +230,7 @@ void gpunb_release_jp(gpunb *g)
     }
     /* call by call: the idx of one call are distinct, of two need not be */
     for (int c = 0, o = 0; c < h->ncall; o = h->calls[c++])
-        g->ops->set_jp(g, h->calls[c] - o, h->idx + o, h->t0 + o, (const double(*)[3])(h->x + o),
+        jp_apply(g, h->calls[c] - o, h->idx + o, h->t0 + o, (const double(*)[3])(h->x + o),
                        (const double(*)[3])(h->v + o), (const double(*)[3])(h->a + o),
                        (const double(*)[3])(h->j + o), h->m + o);
     h->n = h->ncall = 0;
@@ -173,12 +242,12 @@ void gpunb_set_jp(gpunb *g, int n, const int *idx, const double *t0,
 {
     if (g->held.on) {
         if (n <= 0) return;
-        if (g->held.native) g->ops->set_jp(g, n, idx, t0, x, v, a, jerk, m);
+        if (g->held.native) jp_apply(g, n, idx, t0, x, v, a, jerk, m);
         else held_keep(g, n, idx, t0, x, v, a, jerk, m);
         return;
     }
     check_idle(g, "gpunb_set_jp");
-    g->ops->set_jp(g, n, idx, t0, x, v, a, jerk, m);
+    jp_apply(g, n, idx, t0, x, v, a, jerk, m);
 }
 
 void gpunb_predict(gpunb *g, double t)

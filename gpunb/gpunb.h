@@ -41,7 +41,6 @@ typedef enum {
 typedef struct gpunb_config {
     gpunb_mode mode;
     int ngpu;        /* GPUs to use, 0 = all visible */
-    int simple_path; /* 1: host predicts and sends all j-bodies (reference path) */
 } gpunb_config;
 
 /* Opens a library for up to nmax body slots and lists of up to nbmax

@@ -18,13 +18,13 @@
 typedef struct cpu_nb {
     struct gpunb base; /* first member: gpunb.c dispatches through it */
     int jbeg, jend;
-    double *m, *t0;
     double *tpred;     /* time of the predicted state; NaN after set_jp */
-    double (*x0)[3], (*v0)[3], (*a0)[3], (*j0)[3];
     double (*xp)[3], (*vp)[3];
 } cpu_nb;
 
 static cpu_nb *as_cpu(gpunb *g) { return (cpu_nb *)g; }
+/* the polynomials: the front end's store (gpunb_impl.h) */
+static inline const gpunb_jstore *J(const cpu_nb *c) { return c->base.jp; }
 
 /* The neighbour contract of gpunb.h, evaluated in double: j is a neighbour
  * when min(|r|^2, |r + dtr v|^2) < m_j h2 (strict). */
@@ -40,8 +40,7 @@ static inline int is_neighbour(const double r[3], const double v[3], double r2,
 static void cpu_close(gpunb *g)
 {
     cpu_nb *c = as_cpu(g);
-    free(c->m); free(c->t0); free(c->tpred);
-    free(c->x0); free(c->v0); free(c->a0); free(c->j0);
+    free(c->tpred);
     free(c->xp); free(c->vp);
     free(c);
 }
@@ -60,17 +59,9 @@ static void cpu_set_jp(gpunb *g, int n, const int *idx, const double *t0,
                        const double (*x)[3], const double (*v)[3],
                        const double (*a)[3], const double (*jerk)[3], const double *m)
 {
+    (void)t0; (void)x; (void)v; (void)a; (void)jerk; (void)m; /* in the store already */
     cpu_nb *c = as_cpu(g);
-    for (int k = 0; k < n; k++) {
-        int i = idx[k];
-        c->t0[i] = t0[k];
-        c->m[i] = m[k];
-        c->tpred[i] = NAN;
-        memcpy(c->x0[i], x[k], sizeof c->x0[i]);
-        memcpy(c->v0[i], v[k], sizeof c->v0[i]);
-        memcpy(c->a0[i], a[k], sizeof c->a0[i]);
-        memcpy(c->j0[i], jerk[k], sizeof c->j0[i]);
-    }
+    for (int k = 0; k < n; k++) c->tpred[idx[k]] = NAN;
 }
 
 static void cpu_predict(gpunb *g, double t)
@@ -80,7 +71,7 @@ static void cpu_predict(gpunb *g, double t)
     #pragma omp parallel for schedule(static) if (c->jend - c->jbeg > 8192)
     for (int j = c->jbeg; j < c->jend; j++) {
         if (c->tpred[j] == t) continue; /* already there: keep the very same state */
-        predict3(t - c->t0[j], c->x0[j], c->v0[j], c->a0[j], c->j0[j], c->xp[j], c->vp[j]);
+        predict3(t - J(c)->t0[j], J(c)->x[j], J(c)->v[j], J(c)->a[j], J(c)->j[j], c->xp[j], c->vp[j]);
         c->tpred[j] = t;
     }
 }
@@ -99,12 +90,12 @@ static int regf_one(const cpu_nb *c, int self, double h2, double dtr,
         double r[3] = {c->xp[j][0] - xi[0], c->xp[j][1] - xi[1], c->xp[j][2] - xi[2]};
         double v[3] = {c->vp[j][0] - vi[0], c->vp[j][1] - vi[1], c->vp[j][2] - vi[2]};
         double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-        if (is_neighbour(r, v, r2, dtr, c->m[j] * h2)) {
+        if (is_neighbour(r, v, r2, dtr, J(c)->m[j] * h2)) {
             if (n < nbmax) list[n] = j;
             n++;
             continue;
         }
-        pair_term_add(c->m[j], r, v, r2, sa, sj);
+        pair_term_add(J(c)->m[j], r, v, r2, sa, sj);
     }
     for (int k = 0; k < 3; k++) {
         acc[k] = sa[k];
@@ -144,8 +135,8 @@ static void fpoly_batch(const cpu_nb *c, int use_avx512, int n, const int *idx, 
                         const double (*a)[3], const double (*jerk)[3],
                         double (*d2irr)[3], double (*d3irr)[3], double (*d2reg)[3], double (*d3reg)[3])
 {
-    const fpoly_src src = {(const double (*)[3])c->xp, (const double (*)[3])c->vp, (const double (*)[3])c->a0,
-                           (const double (*)[3])c->j0, c->m, c->jbeg, c->jend};
+    const fpoly_src src = {(const double (*)[3])c->xp, (const double (*)[3])c->vp, (const double (*)[3])J(c)->a,
+                           (const double (*)[3])J(c)->j, J(c)->m, c->jbeg, c->jend};
     fpoly_lanes L;
     fpoly_out o;
     L.n = n;
@@ -238,7 +229,7 @@ static int irrf_one(const cpu_nb *c, const double xi[3], const double vi[3], int
         double v[3] = {c->vp[j][0] - vi[0], c->vp[j][1] - vi[1], c->vp[j][2] - vi[2]};
         double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
         if (!(r2 > 1e-200)) return 1;
-        pair_term_add(c->m[j], r, v, r2, sa, sj);
+        pair_term_add(J(c)->m[j], r, v, r2, sa, sj);
     }
     for (int k = 0; k < 3; k++) {
         acc[k] = sa[k];
@@ -284,24 +275,14 @@ gpunb *gpunb_cpu_open(int nmax, int nbmax, char *err, size_t errlen)
     cpu_nb *c = calloc(1, sizeof *c);
     if (!c) goto oom;
     size_t n = (size_t)nmax;
-    c->m = calloc(n, sizeof *c->m);
-    c->t0 = calloc(n, sizeof *c->t0);
     c->tpred = malloc(n * sizeof *c->tpred);
-    c->x0 = calloc(n, sizeof *c->x0);
-    c->v0 = calloc(n, sizeof *c->v0);
-    c->a0 = calloc(n, sizeof *c->a0);
-    c->j0 = calloc(n, sizeof *c->j0);
     c->xp = calloc(n, sizeof *c->xp);
     c->vp = calloc(n, sizeof *c->vp);
-    if (!c->m || !c->t0 || !c->tpred || !c->x0 || !c->v0 || !c->a0 || !c->j0 || !c->xp || !c->vp) {
-        c->base.ops = &cpu_ops;
+    if (!c->tpred || !c->xp || !c->vp || gpunb_base_init(&c->base, &cpu_ops, nmax, nbmax)) {
         cpu_close(&c->base);
         goto oom;
     }
     for (size_t i = 0; i < n; i++) c->tpred[i] = NAN;
-    c->base.ops = &cpu_ops;
-    c->base.nmax = nmax;
-    c->base.nbmax = nbmax;
     c->jbeg = 0;
     c->jend = nmax;
     return &c->base;

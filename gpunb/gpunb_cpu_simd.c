@@ -2,8 +2,9 @@
  * derivative and the neighbour lists with AVX-512 or AVX2 kernels
  * (gpunb_kern_*.c) and OpenMP, under the same contract as gpunb.h.
  *
- * It owns the j-bodies' polynomials, predicts them in double (predict3, the
- * integrator's formula) and keeps the predicted state as structure-of-arrays
+ * It predicts the j-bodies' polynomials (the front end's store,
+ * gpunb_impl.h) in double (predict3, the integrator's formula) and keeps
+ * the predicted state as structure-of-arrays
  * floats: two-float coordinates, float velocities and masses.  The kernels
  * form two-float differences, sum in float over blocks of GPUNB_JBLOCK
  * j-bodies and add the blocks in double; the neighbour test runs in float,
@@ -21,8 +22,9 @@
  *
  * Start-up derivatives (gpunb_fpoly), the potential and the irregular
  * force over given lists (gpunb_irrf) are rare here and need (or may use)
- * double precision: they go to an embedded "cpu-ref" backend that receives
- * every set_range/set_jp and is predicted only when fpoly needs it.
+ * double precision: they go to an embedded "cpu-ref" backend that reads this
+ * library's j-body store (gpunb_share_store), receives every set_range and
+ * set_jp and is predicted only when fpoly needs it.
  *
  * A j-body at r = 0 from i that is not its neighbour (zero mass or h2 = 0)
  * is left out of the sum rather than turned into an infinity.
@@ -52,8 +54,7 @@ typedef struct simd_nb {
     double last_t;              /* time of the last gpunb_predict */
     gpunb_kernel_fn kern;
     int jbeg, jend;
-    double *m, *t0, *tpred;
-    double (*x0)[3], (*v0)[3], (*a0)[3], (*j0)[3];
+    double *tpred;              /* time of the predicted state; NaN after set_jp */
     float *f[10];               /* xh yh zh xl yl zl vx vy vz m, nmax + GPUNB_JPAD each */
     gpunb_soa soa;
     float *sqm, *vmax;          /* per 16 j-bodies from jbeg: gpunb_soa's bounds */
@@ -71,8 +72,7 @@ static void simd_close(gpunb *g)
 {
     simd_nb *s = as_simd(g);
     if (s->ref) gpunb_close(s->ref);
-    free(s->m); free(s->t0); free(s->tpred);
-    free(s->x0); free(s->v0); free(s->a0); free(s->j0);
+    free(s->tpred);
     for (int q = 0; q < 10; q++) free(s->f[q]);
     free(s->sqm); free(s->vmax);
     free(s->pacc); free(s->pjrk); free(s->pcnt); free(s->plist);
@@ -97,35 +97,27 @@ static void simd_set_jp(gpunb *g, int n, const int *idx, const double *t0,
                         const double (*a)[3], const double (*jerk)[3], const double *m)
 {
     simd_nb *s = as_simd(g);
-    for (int k = 0; k < n; k++) {
-        int i = idx[k];
-        s->t0[i] = t0[k];
-        s->m[i] = m[k];
-        s->tpred[i] = NAN;
-        memcpy(s->x0[i], x[k], sizeof s->x0[i]);
-        memcpy(s->v0[i], v[k], sizeof s->v0[i]);
-        memcpy(s->a0[i], a[k], sizeof s->a0[i]);
-        memcpy(s->j0[i], jerk[k], sizeof s->j0[i]);
-    }
-    gpunb_set_jp(s->ref, n, idx, t0, x, v, a, jerk, m);
+    for (int k = 0; k < n; k++) s->tpred[idx[k]] = NAN;
+    s->ref->ops->set_jp(s->ref, n, idx, t0, x, v, a, jerk, m); /* the store is shared */
     s->ref_t = NAN;
 }
 
 static void simd_predict(gpunb *g, double t)
 {
     simd_nb *s = as_simd(g);
+    const gpunb_jstore *js = g->jp;
     #pragma omp parallel for schedule(static) if (s->jend - s->jbeg > 8192)
     for (int j = s->jbeg; j < s->jend; j++) {
         if (s->tpred[j] == t) continue;
         double x[3], v[3];
-        predict3(t - s->t0[j], s->x0[j], s->v0[j], s->a0[j], s->j0[j], x, v);
+        predict3(t - js->t0[j], js->x[j], js->v[j], js->a[j], js->j[j], x, v);
         for (int k = 0; k < 3; k++) {
             float hi = (float)x[k];
             s->f[k][j] = hi;
             s->f[3 + k][j] = (float)(x[k] - (double)hi);
             s->f[6 + k][j] = (float)v[k];
         }
-        s->f[9][j] = (float)s->m[j];
+        s->f[9][j] = (float)js->m[j];
         s->tpred[j] = t;
     }
     s->last_t = t;
@@ -362,32 +354,25 @@ gpunb *gpunb_cpu_simd_open_width(int nmax, int nbmax, int width, char *err, size
     }
     simd_nb *s = calloc(1, sizeof *s);
     if (!s) goto oom;
-    s->base.ops = &simd_ops;
+    if (gpunb_base_init(&s->base, &simd_ops, nmax, nbmax)) { free(s); goto oom; }
     s->ref = gpunb_cpu_open(nmax, nbmax, err, errlen);
-    if (!s->ref) { free(s); return NULL; }
+    if (!s->ref) { gpunb_base_free(&s->base); free(s); return NULL; }
+    gpunb_share_store(s->ref, &s->base);
     size_t n = (size_t)nmax;
-    s->m = calloc(n, sizeof *s->m);
-    s->t0 = calloc(n, sizeof *s->t0);
     s->tpred = malloc(n * sizeof *s->tpred);
-    s->x0 = calloc(n, sizeof *s->x0);
-    s->v0 = calloc(n, sizeof *s->v0);
-    s->a0 = calloc(n, sizeof *s->a0);
-    s->j0 = calloc(n, sizeof *s->j0);
     s->sqm = malloc((n / 16 + 1) * sizeof *s->sqm);
     s->vmax = malloc((n / 16 + 1) * sizeof *s->vmax);
-    int ok = s->m && s->t0 && s->tpred && s->x0 && s->v0 && s->a0 && s->j0 && s->sqm && s->vmax;
+    int ok = s->tpred && s->sqm && s->vmax;
     for (int q = 0; q < 10; q++) {
         s->f[q] = aligned_alloc(64, ((n + GPUNB_JPAD) * sizeof(float) + 63) / 64 * 64);
         if (s->f[q]) memset(s->f[q], 0, (n + GPUNB_JPAD) * sizeof(float));
         ok = ok && s->f[q];
     }
-    if (!ok) { simd_close(&s->base); goto oom; }
+    if (!ok) { gpunb_base_free(&s->base); simd_close(&s->base); goto oom; }
     for (size_t i = 0; i < n; i++) s->tpred[i] = NAN;
     s->soa = (gpunb_soa){s->f[0], s->f[1], s->f[2], s->f[3], s->f[4], s->f[5], s->f[6], s->f[7], s->f[8], s->f[9],
                          s->sqm, s->vmax, 0};
     s->kern = kern;
-    s->base.nmax = nmax;
-    s->base.nbmax = nbmax;
     s->jbeg = 0;
     s->jend = nmax;
     s->ref_t = NAN;

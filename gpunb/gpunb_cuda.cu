@@ -4,8 +4,8 @@
  *
  * What it owns:
  *  - the j-bodies' polynomials on each GPU (set_jp sends only the corrected
- *    bodies) and their prediction on the GPU; with cfg->simple_path the host
- *    predicts every j-body and sends it, as the reference code does;
+ *    bodies; the front end keeps no host store for this backend:
+ *    keeps_poly) and their prediction on the GPU;
  *  - the regular-force kernel: one i-body per thread in registers, j-bodies
  *    through shared memory, coordinate differences in two-float (hi + lo)
  *    arithmetic or, with NBODY6C_GPU_FP64=1, in double; single-precision
@@ -117,7 +117,7 @@ typedef struct Dev {
     JPoly *poly;                      /* nmax polynomials, by body slot */
     float4 *jxh, *jxl, *jv;           /* predicted: hi + mass, lo, velocity (by j = slot - jbeg) */
     dbl4 *jxd, *jvd;               /* predicted in double: x + mass, v */
-    int pred_ok, pred_double; double pred_t; int pred_lo, pred_hi; long pred_version;
+    int pred_ok, pred_double; double pred_t; int pred_lo, pred_hi;
     JPoly *d_up; size_t up_cap;       /* set_jp staging: polynomials, then slots */
     cudaEvent_t up_done[2];           /* the upload from staging buffer b is over */
     int list_guess;                   /* list entries copied back with the header */
@@ -147,12 +147,11 @@ typedef struct DevPool DevPool;
 
 typedef struct GpunbCuda {
     struct gpunb base;
-    int ngpu, fp64, simple;
+    int ngpu, fp64;
     int target_blocks;                /* NBODY6C_GPU_BLOCKS, default TARGET_BLOCKS */
     int jbeg, jend;
     double t;
     Dev dev[NGROUP];
-    JPoly *h_poly;                    /* simple path: the polynomials, on the host */
     /* set_jp writes the polynomials straight into a pinned staging buffer
      * (entry = the body's place in the pending update); a flush sends it and
      * the next updates fill the other buffer meanwhile */
@@ -167,8 +166,6 @@ typedef struct GpunbCuda {
     int npend;                        /* entries in the pending update */
     int eager;                        /* NBODY6C_SETJP_EAGER, default SETJP_EAGER */
     int hold;                         /* gpunb_hold_jp: the pending update stays here */
-    dbl4 *h_px, *h_pv; long pred_version;   /* simple path: host prediction */
-    int poly_stale;                   /* simple path: device poly behind host copy */
     char *h_i; size_t hi_cap;         /* pinned i-data */
     int *h_offs; size_t offs_cap;     /* combine: where each i's list starts, per GPU */
     dbl4 *h_pos; size_t hpos_cap;
@@ -294,17 +291,6 @@ __global__ void k_predict(const JPoly *poly, int jbeg, int lo, int hi, double t,
         v[k] = __dadd_rn(p->v[k], __dmul_rn(s, __dadd_rn(p->a[k], __ddiv_rn(sj, 2.0))));
     }
     store_predicted(j, x, v, p->m, jxh, jxl, jv, jxd, jvd, store_double);
-}
-
-/* Simple path: the host sent predicted x+m, v in double; make the float copies. */
-__global__ void k_convert(int lo, int hi, float4 *jxh, float4 *jxl, float4 *jv,
-                          dbl4 *jxd, dbl4 *jvd)
-{
-    int j = lo + blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= hi) return;
-    dbl4 a = jxd[j], b = jvd[j];
-    double x[3] = {a.x, a.y, a.z}, v[3] = {b.x, b.y, b.z};
-    store_predicted(j, x, v, a.w, jxh, jxl, jv, jxd, jvd, 0);
 }
 
 __global__ void k_scatter(const JPoly *up, const int *idx, int n, JPoly *poly)
@@ -868,26 +854,14 @@ static void dev_ensure_predicted(GpunbCuda *c, Dev *d, int lo, int hi, int need_
 {
     if (hi <= lo) return;
     const int nb = cdiv(hi - lo, 256);
-    if (c->simple) {
-        if (d->pred_ok && d->pred_version == c->pred_version && lo >= d->pred_lo && hi <= d->pred_hi)
-            return;
-        CK(cudaMemcpyAsync(d->jxd + lo, c->h_px + lo, (size_t)(hi - lo) * sizeof(dbl4),
-                           cudaMemcpyHostToDevice, d->st));
-        CK(cudaMemcpyAsync(d->jvd + lo, c->h_pv + lo, (size_t)(hi - lo) * sizeof(dbl4),
-                           cudaMemcpyHostToDevice, d->st));
-        k_convert<<<nb, 256, 0, d->st>>>(lo, hi, d->jxh, d->jxl, d->jv, d->jxd, d->jvd);
-        CKL("k_convert");
-        d->pred_version = c->pred_version;
-    } else {
-        if (d->pred_ok && d->pred_t == c->t && lo >= d->pred_lo && hi <= d->pred_hi &&
-            (d->pred_double || !need_double))
-            return;
-        k_predict<<<nb, 256, 0, d->st>>>(d->poly, c->jbeg, lo, hi, c->t, d->jxh, d->jxl, d->jv,
-                                         d->jxd, d->jvd, need_double);
-        CKL("k_predict");
-        d->pred_t = c->t;
-        d->pred_double = need_double;
-    }
+    if (d->pred_ok && d->pred_t == c->t && lo >= d->pred_lo && hi <= d->pred_hi &&
+        (d->pred_double || !need_double))
+        return;
+    k_predict<<<nb, 256, 0, d->st>>>(d->poly, c->jbeg, lo, hi, c->t, d->jxh, d->jxl, d->jv,
+                                     d->jxd, d->jvd, need_double);
+    CKL("k_predict");
+    d->pred_t = c->t;
+    d->pred_double = need_double;
     d->pred_ok = 1;
     d->pred_lo = lo;
     d->pred_hi = hi;
@@ -1206,9 +1180,8 @@ static void cuda_close(gpunb *g)
             if (d->iev[q]) cudaEventDestroy(d->iev[q]);
     }
     void *hp[] = {c->stage[0].poly, c->stage[0].slot, c->stage[1].poly, c->stage[1].slot,
-                  c->h_px, c->h_pv, c->h_i, c->h_pos, c->h_irr, c->h_irro, c->h_sl, c->h_nm};
+                  c->h_i, c->h_pos, c->h_irr, c->h_irro, c->h_sl, c->h_nm};
     for (size_t m = 0; m < sizeof hp / sizeof hp[0]; m++) if (hp[m]) cudaFreeHost(hp[m]);
-    free(c->h_poly);
     free(c->h_offs);
     free(c->irr_off);
     free(c->res_mark);
@@ -1322,20 +1295,13 @@ static void put_poly(JPoly *p, double t0, const double x[3], const double v[3], 
 
 /* set_jp only records the bodies: most blocks have no regular member, and the
  * GPU needs the polynomials only at the next regular force, so the updates of
- * many blocks travel together (a body corrected twice goes once).  The
- * simple path keeps them on the host instead (it sends predicted bodies). */
+ * many blocks travel together (a body corrected twice goes once). */
 static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
                         const double (*x)[3], const double (*v)[3],
                         const double (*a)[3], const double (*jerk)[3], const double *m)
 {
     GpunbCuda *c = as_cuda(g);
     if (n <= 0) return;
-    if (c->simple) {
-#pragma omp parallel for schedule(static) if (n > 2048)
-        for (int k = 0; k < n; k++) put_poly(&c->h_poly[idx[k]], t0[k], x[k], v[k], a[k], jerk[k], m[k]);
-        c->poly_stale = 1;
-        return;
-    }
     stage_ready(c, (size_t)c->npend + n);
     JPoly *P = c->stage[c->fill].poly;
     int *S = c->stage[c->fill].slot;
@@ -1390,12 +1356,10 @@ static void cuda_set_jp(gpunb *g, int n, const int *idx, const double *t0,
 
 /* gpunb_hold_jp: what was pending before goes now (it is not held); what
  * set_jp stages from here on waits in the staging buffer, which no flush
- * sends until the release.  The simple path writes its host copy at once:
- * the front end keeps its held updates instead. */
+ * sends until the release. */
 static int cuda_hold(gpunb *g, int on)
 {
     GpunbCuda *c = as_cuda(g);
-    if (c->simple) return 0;
     if (on) {
         flush_set_jp(c);
         c->hold = 1;
@@ -1409,22 +1373,7 @@ static int cuda_hold(gpunb *g, int on)
 static void cuda_predict(gpunb *g, double t)
 {
     GpunbCuda *c = as_cuda(g);
-    c->t = t;
-    if (!c->simple) return;   /* predicted lazily on the GPU, for the range a call needs */
-    const int nj = c->jend - c->jbeg;
-    const JPoly *P = c->h_poly + c->jbeg;
-#pragma omp parallel for schedule(static)
-    for (int j = 0; j < nj; j++) {
-        const JPoly *p = &P[j];
-        double s = t - p->t0, xp[3], vp[3];
-        for (int k = 0; k < 3; k++) {
-            xp[k] = p->x[k] + s * (p->v[k] + s * (p->a[k] / 2 + s * p->j[k] / 6));
-            vp[k] = p->v[k] + s * (p->a[k] + s * p->j[k] / 2);
-        }
-        c->h_px[j] = mkd4(xp[0], xp[1], xp[2], p->m);
-        c->h_pv[j] = mkd4(vp[0], vp[1], vp[2], 0.0);
-    }
-    c->pred_version++;
+    c->t = t;   /* predicted lazily on the GPU, for the range a call needs */
 }
 
 /* --------------------------------------------------- API: regular force */
@@ -2053,16 +2002,6 @@ static void dev_fpoly(GpunbCuda *c, Dev *d, void *arg)
     }
 }
 
-static void dev_upload_poly(GpunbCuda *c, Dev *d, void *arg)
-{
-    (void)arg;
-    dev_set(d);
-    const int nj = c->jend - c->jbeg;
-    if (nj > 0)
-        CK(cudaMemcpy(d->poly + c->jbeg, c->h_poly + c->jbeg, (size_t)nj * sizeof(JPoly),
-                      cudaMemcpyHostToDevice));
-}
-
 static void cuda_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
                        const double (*x)[3], const double (*v)[3],
                        const double (*a)[3], const double (*jerk)[3],
@@ -2072,10 +2011,6 @@ static void cuda_fpoly(gpunb *g, int ni, const int *idx, const double *h2, const
     GpunbCuda *c = as_cuda(g);
     if (ni <= 0) return;
     flush_set_jp(c);
-    if (c->simple && c->poly_stale) {   /* fpoly reads a, jerk of the stored polynomials */
-        on_all_devices(c, dev_upload_poly, NULL);
-        c->poly_stale = 0;
-    }
     FpolyArg F = {ni, idx, h2, dtr, x, v, a, jerk, d2irr, d3irr, d2reg, d3reg};
     on_all_devices(c, dev_fpoly, &F);
 }
@@ -2156,6 +2091,7 @@ static void cuda_pot_rows(gpunb *g, int n, const double *m, const double (*x)[3]
 static const gpunb_ops cuda_ops = {
     "cuda", cuda_close, cuda_set_range, cuda_set_jp, cuda_predict, cuda_regf, cuda_fpoly, cuda_pot, cuda_pot_rows, cuda_irrf,
     cuda_set_list, cuda_irrf_res, cuda_regf_begin, cuda_regf_end, cuda_hold, cuda_lists_naming,
+    1, /* keeps_poly */
 };
 
 extern "C" int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s)
@@ -2244,27 +2180,21 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
     c->base.nmax = nmax;
     c->base.nbmax = nbmax;
     c->ngpu = ngpu;
-    c->simple = cfg ? cfg->simple_path : 0;
     c->fp64 = or_default(tn.gpu_fp64, 0) != 0;
     c->target_blocks = imax(or_default(tn.gpu_blocks, TARGET_BLOCKS), 1);
     c->trace = or_default(tn.gpunb_trace, 0) != 0;
     c->split = or_default(tn.regf_split, ngpu == 1) != 0;
     c->jbeg = 0;
     c->jend = nmax;
-    c->h_poly = c->simple ? (JPoly *)calloc((size_t)nmax, sizeof(JPoly)) : NULL;
     c->pend_pos = (int *)malloc(sizeof(int) * (size_t)nmax);
     c->pend_gen = (unsigned *)calloc((size_t)nmax, sizeof(unsigned));
     c->gen = 1;
     c->npend = 0;
     c->eager = or_default(tn.setjp_eager, SETJP_EAGER);
-    if ((c->simple && !c->h_poly) || !c->pend_pos || !c->pend_gen) {
+    if (!c->pend_pos || !c->pend_gen) {
         snprintf(err, errlen, "out of memory");
-        free(c->h_poly); free(c->pend_pos); free(c->pend_gen); free(c);
+        free(c->pend_pos); free(c->pend_gen); free(c);
         return NULL;
-    }
-    if (c->simple) {
-        OPEN_CK(cudaHostAlloc((void **)&c->h_px, (size_t)nmax * sizeof(dbl4), cudaHostAllocPortable));
-        OPEN_CK(cudaHostAlloc((void **)&c->h_pv, (size_t)nmax * sizeof(dbl4), cudaHostAllocPortable));
     }
     for (int k = 0; k < ngpu; k++) {
         Dev *d = &c->dev[k];

@@ -6,10 +6,21 @@
 
 #include "gpunb/gpunb.h"
 
+/* The j-bodies' polynomials as the caller last gave them (gpunb_set_jp),
+ * by slot: the host's one copy, written only by the front end (gpunb.c,
+ * before it calls the backend's set_jp) and read by the backends.  Held
+ * updates (gpunb_hold_jp) reach it at the release. */
+typedef struct gpunb_jstore {
+    double *t0, *m;
+    double (*x)[3], (*v)[3], (*a)[3], (*j)[3];
+} gpunb_jstore;
+
 typedef struct gpunb_ops {
     const char *name;
     void (*close)(gpunb *g);
     void (*set_range)(gpunb *g, int jbeg, int jend);
+    /* bodies idx changed: g->jp holds them already (unless keeps_poly);
+     * the same values are given as arrays */
     void (*set_jp)(gpunb *g, int n, const int *idx, const double *t0,
                    const double (*x)[3], const double (*v)[3],
                    const double (*a)[3], const double (*jerk)[3], const double *m);
@@ -44,11 +55,17 @@ typedef struct gpunb_ops {
     int (*hold)(gpunb *g, int on);
     /* optional (NULL: the front end scans its own resident lists) */
     void (*lists_naming)(gpunb *g, int lo, int hi, const int lab[4], unsigned char *mark);
+    /* 1: the backend keeps the polynomials where its kernels read them (the
+     * CUDA backend: on each GPU, staged on the host by its set_jp), so the
+     * front end keeps no store for it (g->jp NULL) */
+    int keeps_poly;
 } gpunb_ops;
 
 struct gpunb {
     const gpunb_ops *ops;
     int nmax, nbmax;
+    gpunb_jstore *jp; /* the front end's store (NULL with ops->keeps_poly) */
+    int jp_borrowed;  /* jp is another library's (gpunb_share_store) */
     int host_threads; /* threads of its own beside the caller's (0 unless set) */
     /* the front end's resident lists (backends without set_list): nmax rows
      * of nbmax slots and their counts, allocated at the first set_list;
@@ -73,6 +90,15 @@ struct gpunb {
         const double (*x)[3], (*v)[3];
     } rf;
 };
+
+/* A backend's open sets its ops and sizes here, and the front end's store
+ * is made (unless ops->keeps_poly).  Returns 0, or -1 when out of memory
+ * (the backend then frees itself: gpunb_close is not called). */
+int gpunb_base_init(gpunb *g, const gpunb_ops *ops, int nmax, int nbmax);
+void gpunb_base_free(gpunb *g);
+/* Library `to` (opened inside `from`'s backend) reads from's store from now
+ * on, its own freed: from's set_jp must then call to's ops->set_jp itself. */
+void gpunb_share_store(gpunb *to, gpunb *from);
 
 /* Backends.  Each returns NULL with a message in err when it cannot open. */
 gpunb *gpunb_cpu_open(int nmax, int nbmax, char *err, size_t errlen);

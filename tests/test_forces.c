@@ -330,7 +330,7 @@ static void result_free(result *r)
 static gpunb *open_nb(int nmax, int nbmax)
 {
     char err[256], notice[256];
-    gpunb_config cfg = {GPUNB_CPU_REF, 0, 0};
+    gpunb_config cfg = {GPUNB_CPU_REF, 0};
     gpunb *g = gpunb_open(nmax, nbmax, &cfg, notice, sizeof notice, err, sizeof err);
     if (!g) {
         fprintf(stderr, "gpunb_open: %s\n", err);

@@ -430,9 +430,9 @@ static void check_pot_rows(gpunb *g, const bodies *B, int n, int stride, const c
 
 /* ---- the cases */
 
-static gpunb *open_cuda(int ngpu, int simple, int nmax, char *err, size_t errlen)
+static gpunb *open_cuda(int ngpu, int nmax, char *err, size_t errlen)
 {
-    gpunb_config cfg = {GPUNB_REQUIRED, ngpu, simple};
+    gpunb_config cfg = {GPUNB_REQUIRED, ngpu};
     char notice[256];
     return gpunb_open(nmax, NBMAX, &cfg, notice, sizeof notice, err, errlen);
 }
@@ -487,7 +487,7 @@ static void overflow_case(gpunb *g, uint64_t *seed)
 }
 
 /* Bodies at different t0: the GPU's prediction against the host's. */
-static void prediction_case(gpunb *g, gpunb *gs, uint64_t *seed)
+static void prediction_case(gpunb *g, uint64_t *seed)
 {
     bodies B = make_bodies(65536, 0, seed);
     const double t = 0.5;
@@ -498,18 +498,6 @@ static void prediction_case(gpunb *g, gpunb *gs, uint64_t *seed)
     run_regf(g, &c);
     stats S = compare(&B, &c);
     report("GPU prediction (t0 spread) N_j=65536 N_i=1000", &S);
-    if (gs) {
-        send_all(gs, &B, t);
-        icase d = make_icase(&B, 1000, seed, 0);
-        memcpy(d.idx, c.idx, sizeof(int) * 1000);
-        memcpy(d.h2, c.h2, sizeof(double) * 1000);
-        memcpy(d.dtr, c.dtr, sizeof(double) * 1000);
-        memcpy(d.x, c.x, sizeof(double) * 3000);
-        memcpy(d.v, c.v, sizeof(double) * 3000);
-        run_regf(gs, &d);
-        CHECK(same_results(&c, &d), "GPU prediction and host prediction (simple path) give bit-identical results");
-        free_icase(&d);
-    }
     free_icase(&c);
     free_bodies(&B);
 }
@@ -539,7 +527,7 @@ static void slice_fill_case(gpunb *g, uint64_t *seed)
 
 static void cpu_backend_case(gpunb *g, uint64_t *seed)
 {
-    gpunb_config cfg = {GPUNB_CPU_REF, 0, 0};
+    gpunb_config cfg = {GPUNB_CPU_REF, 0};
     char err[256], notice[256];
     gpunb *gc = gpunb_open(70000, NBMAX, &cfg, notice, sizeof notice, err, sizeof err);
     if (!gc) { SKIP("CPU backend: %s", err); return; }
@@ -622,7 +610,7 @@ static void irrf_cases(gpunb *g, uint64_t *seed)
         {5000, 1, 7}, {65536, 0, 1}, {65536, 1, 20000}, {262144, 0, 40000},
     };
     char err[256];
-    gpunb *g2 = open_cuda(2, 0, 262144 + JBEG, err, sizeof err);
+    gpunb *g2 = open_cuda(2, 262144 + JBEG, err, sizeof err);
 #ifdef HAVE_CUDA
     gpunb_cuda_stats st;
     if (g2 && gpunb_cuda_get_stats(g2, &st) && st.ngpu < 2) { gpunb_close(g2); g2 = NULL; }
@@ -818,12 +806,12 @@ static void resident_case(gpunb *g, const char *tag, uint64_t *seed)
 static void resident_cases(uint64_t *seed)
 {
     char err[256];
-    gpunb *g1 = open_cuda(1, 0, 262144 + JBEG, err, sizeof err);
+    gpunb *g1 = open_cuda(1, 262144 + JBEG, err, sizeof err);
     if (g1) {
         resident_case(g1, "1 GPU", seed);
         gpunb_close(g1);
     }
-    gpunb *g2 = open_cuda(2, 0, 262144 + JBEG, err, sizeof err);
+    gpunb *g2 = open_cuda(2, 262144 + JBEG, err, sizeof err);
 #ifdef HAVE_CUDA
     gpunb_cuda_stats st;
     if (g2 && gpunb_cuda_get_stats(g2, &st) && st.ngpu < 2) { gpunb_close(g2); g2 = NULL; }
@@ -846,7 +834,7 @@ static void split_case(int ngpu, uint64_t *seed)
     char err[256];
     setenv("NBODY6C_REGF_SPLIT", "1", 1);   /* the default with one GPU only */
     setenv("NBODY6C_SETJP_EAGER", "0", 1);  /* set_jp's updates pending at the begin */
-    gpunb *g = open_cuda(ngpu, 0, 65536 + JBEG, err, sizeof err);
+    gpunb *g = open_cuda(ngpu, 65536 + JBEG, err, sizeof err);
     unsetenv("NBODY6C_REGF_SPLIT");
     unsetenv("NBODY6C_SETJP_EAGER");
     if (!g) { CHECK(0, "%d-GPU instance opens: %s", ngpu, err); return; }
@@ -913,7 +901,7 @@ static gpunb *open_eager(int eager, int nmax, char *err, size_t errlen)
     char v[16];
     snprintf(v, sizeof v, "%d", eager);
     setenv("NBODY6C_SETJP_EAGER", v, 1);
-    gpunb *g = open_cuda(1, 0, nmax, err, errlen);
+    gpunb *g = open_cuda(1, nmax, err, errlen);
     unsetenv("NBODY6C_SETJP_EAGER");
     return g;
 }
@@ -987,7 +975,7 @@ static void hold_case(int ngpu, int split, uint64_t *seed)
 {
     char err[256];
     setenv("NBODY6C_REGF_SPLIT", split ? "1" : "0", 1);
-    gpunb *g = open_cuda(ngpu, 0, 32768 + JBEG, err, sizeof err);
+    gpunb *g = open_cuda(ngpu, 32768 + JBEG, err, sizeof err);
     unsetenv("NBODY6C_REGF_SPLIT");
     if (!g) { CHECK(0, "%d-GPU instance opens: %s", ngpu, err); return; }
 #ifdef HAVE_CUDA
@@ -1084,7 +1072,7 @@ static void naming_case(uint64_t *seed)
 {
     char err[256];
     enum { NR = 20000, NL = 60 };
-    gpunb *g = open_cuda(1, 0, NR + JBEG, err, sizeof err);
+    gpunb *g = open_cuda(1, NR + JBEG, err, sizeof err);
     if (!g) { CHECK(0, "lists_naming instance opens: %s", err); return; }
     int *idx = (int *)malloc(sizeof(int) * NR), *nn = (int *)malloc(sizeof(int) * NR);
     int *rows = (int *)malloc(sizeof(int) * (size_t)NR * NL);
@@ -1138,7 +1126,7 @@ static void fp64_case(uint64_t *seed)
 {
     char err[256];
     setenv("NBODY6C_GPU_FP64", "1", 1);
-    gpunb *g = open_cuda(0, 0, 262144 + JBEG, err, sizeof err);
+    gpunb *g = open_cuda(0, 262144 + JBEG, err, sizeof err);
     unsetenv("NBODY6C_GPU_FP64");
     if (!g) { CHECK(0, "FP64 instance opens: %s", err); return; }
     bodies B = make_bodies(262144, 0, seed);
@@ -1156,14 +1144,14 @@ static void fp64_case(uint64_t *seed)
 static void multi_gpu_case(uint64_t *seed)
 {
     char err[256];
-    gpunb *g2 = open_cuda(2, 0, 262144 + JBEG, err, sizeof err);
+    gpunb *g2 = open_cuda(2, 262144 + JBEG, err, sizeof err);
     if (!g2) { CHECK(0, "2-GPU instance opens: %s", err); return; }
 #ifdef HAVE_CUDA
     gpunb_cuda_stats st;
     gpunb_cuda_get_stats(g2, &st);
     if (st.ngpu < 2) { SKIP("1-vs-2-GPU identity: only %d GPU", st.ngpu); gpunb_close(g2); return; }
 #endif
-    gpunb *g1 = open_cuda(1, 0, 262144 + JBEG, err, sizeof err);
+    gpunb *g1 = open_cuda(1, 262144 + JBEG, err, sizeof err);
     {   /* the potential's rows: every row block on one GPU or the other */
         bodies B = make_bodies(65536, 1, seed);
         double *r1 = malloc((size_t)B.n * sizeof(double)), *r2 = malloc((size_t)B.n * sizeof(double));
@@ -1205,7 +1193,7 @@ static void multi_gpu_case(uint64_t *seed)
 int main(void)
 {
     char err[256];
-    gpunb *g = open_cuda(0, 0, 262144 + JBEG, err, sizeof err);
+    gpunb *g = open_cuda(0, 262144 + JBEG, err, sizeof err);
     if (!g) {
         SKIP("CUDA backend not available: %s", err);
         return check_done();
@@ -1216,9 +1204,7 @@ int main(void)
     regf_cases(g, &seed);
     overflow_case(g, &seed);
     slice_fill_case(g, &seed);
-    char e2[256];
-    gpunb *gs = open_cuda(0, 1, 262144 + JBEG, e2, sizeof e2);
-    prediction_case(g, gs, &seed);
+    prediction_case(g, &seed);
     {   /* start-up derivatives and potential */
         bodies B = make_bodies(32768, 0, &seed);
         predict_all(&B, 0.0);
@@ -1226,10 +1212,6 @@ int main(void)
         icase c = make_icase(&B, 1000, &seed, 0), c7 = make_icase(&B, 7, &seed, 0);
         check_fpoly(g, &B, &c, "fpoly N_j=32768 N_i=1000");
         check_fpoly(g, &B, &c7, "fpoly N_j=32768 N_i=7");
-        if (gs) {
-            send_all(gs, &B, 0.0);
-            check_fpoly(gs, &B, &c, "fpoly (simple path) N_j=32768 N_i=1000");
-        }
         check_pot(g, &B, 20000, "pot");
         for (int n = 1; n <= 3; n++) check_pot_rows(g, &B, n, 1, "rows");
         check_pot_rows(g, &B, 129, 1, "rows");
@@ -1239,7 +1221,6 @@ int main(void)
         check_pot_rows(g, &B, B.n, 3, "rows, clumpy");
         free_bodies(&B);
     }
-    if (gs) gpunb_close(gs);
     cpu_backend_case(g, &seed);
     irrf_cases(g, &seed);
     resident_cases(&seed);

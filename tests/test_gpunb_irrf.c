@@ -267,7 +267,7 @@ static void resident_cases(gpunb *g, const bodies *B, icase *c, double t)
 
     /* cpu-simd keeps them the same way */
     char err[256], notice[256];
-    gpunb_config cpu_cfg = {GPUNB_CPU, 0, 0};
+    gpunb_config cpu_cfg = {GPUNB_CPU, 0};
     gpunb *gs = gpunb_open(B->n, NBMAX, &cpu_cfg, notice, sizeof notice, err, sizeof err);
     if (gs && strcmp(gpunb_backend(gs), "cpu-simd") == 0) {
         send(gs, B, t);
@@ -455,7 +455,7 @@ static void hold_case(gpunb *g, const bodies *B, double t, const char *tag)
 static void regf_split_cases(const bodies *B, double t)
 {
     char err[256], notice[256];
-    gpunb_config ref_cfg = {GPUNB_CPU_REF, 0, 0}, cpu_cfg = {GPUNB_CPU, 0, 0};
+    gpunb_config ref_cfg = {GPUNB_CPU_REF, 0}, cpu_cfg = {GPUNB_CPU, 0};
     gpunb *g = gpunb_open(B->n, NBMAX, &ref_cfg, notice, sizeof notice, err, sizeof err);
     if (!g) { CHECK(0, "cpu-ref opens: %s", err); return; }
     regf_split_case(g, B, t, "cpu-ref");
@@ -485,7 +485,7 @@ int main(void)
     make_icase(&c, &B, &seed);
 
     char err[256], notice[256];
-    gpunb_config ref_cfg = {GPUNB_CPU_REF, 0, 0}, cpu_cfg = {GPUNB_CPU, 0, 0};
+    gpunb_config ref_cfg = {GPUNB_CPU_REF, 0}, cpu_cfg = {GPUNB_CPU, 0};
     gpunb *g = gpunb_open(B.n, NBMAX, &ref_cfg, notice, sizeof notice, err, sizeof err);
     if (!g) { CHECK(0, "cpu-ref opens: %s", err); return check_done(); }
     CHECK(strcmp(gpunb_backend(g), "cpu-ref") == 0, "backend is cpu-ref");

@@ -341,7 +341,7 @@ static void test_list_edge(void)
     for (int k = 0; k < NB; k++) idx[k] = k;
     const gpunb_mode modes[] = {GPUNB_CPU_REF, GPUNB_CPU, GPUNB_REQUIRED};
     for (size_t q = 0; q < sizeof modes / sizeof modes[0]; q++) {
-        gpunb_config cfg = {modes[q], 0, 0};
+        gpunb_config cfg = {modes[q], 0};
         char notice[256] = "", err[256] = "";
         gpunb *g = gpunb_open(NB, 16, &cfg, notice, sizeof notice, err, sizeof err);
         if (!g) {

@@ -6,10 +6,6 @@
 const tuning_switch tuning_switches[] = {
     {"NBODY6C_IRR_GPU_MIN", 0, "512",
      "block size from which the irregular force goes to the GPU (GPUNB on CUDA); 0: never"},
-    {"NBODY6C_HOLD_SEND", 0, "1",
-     "0: a block's members go to GPUNB and the schedule only after its regular step; 1: those not "
-     "due one while the GPU computes the regular force of a block whose new-list irregular force is "
-     "on the GPU; 2: in every block with a regular member"},
     {"NBODY6C_SETJP_EAGER", 0, "1024",
      "pending polynomial updates from which GPUNB's CUDA backend sends them at once; 0: at the next "
      "GPU call"},
@@ -23,6 +19,10 @@ const tuning_switch tuning_switches[] = {
     {"NBODY6C_PRED_OWNED", 0, "64,16384",
      "GPUIRR SIMD: MIN,MAX list entries of a block predicted by every thread for its own slots; 0,0: "
      "never"},
+    {"NBODY6C_HOLD_SEND", 1, "1",
+     "2: the held hand-over (a block's members to GPUNB, held, while the GPU computes its regular "
+     "force) in every block with a regular member, not only where the new-list irregular force is "
+     "on the GPU"},
     {"NBODY6C_IRR_GPU_ANY", 1, "0",
      "1: the GPU irregular-force path (resident lists) with any GPUNB backend, so the CPU tests "
      "cover it"},

@@ -48,8 +48,8 @@ struct block_scratch {
     unsigned char *irr_sent; /* member k went to GPUIRR right after its irregular corrector */
     vec3 *ha, *hj;     /* the members' a, jerk for the held send (x, v go in ai, ji) */
     double *hm;
-    int hold_mode;     /* NBODY6C_HOLD_SEND: 0 never, 1 when the GPU computes the
-                        * regular force (default), 2 whenever there is one */
+    int hold_every;    /* NBODY6C_HOLD_SEND=2 (tests): the held hand-over in every
+                        * block with a regular member */
     block_profile prof; /* where the time goes, by block size */
     double wend;       /* wall clock at the end of the last block step (0: none
                         * to count "between" from) */
@@ -69,7 +69,7 @@ block_scratch *block_create(const sim *s)
     b->hj = malloc(sizeof(vec3) * c);
     b->hm = malloc(sizeof(double) * c);
     const tuning tn = tuning_read();
-    b->hold_mode = tn.hold_send != TUNING_UNSET ? tn.hold_send : 1;
+    b->hold_every = tn.hold_send == 2;
     b->ai = malloc(sizeof(vec3) * c);
     b->ji = malloc(sizeof(vec3) * c);
     b->ar = malloc(sizeof(vec3) * c);
@@ -466,8 +466,8 @@ static int check_steps(const sim *s, const block_scratch *b, double t, char *err
  * the same bits). */
 static int hold_send(const block_scratch *b, int regf_on_gpu)
 {
-    if (b->nreg == 0 || b->hold_mode == 0) return 0;
-    return b->hold_mode == 2 || regf_on_gpu;
+    if (b->nreg == 0) return 0;
+    return b->hold_every || regf_on_gpu;
 }
 
 /* Polynomials gathered by position for gpunb_set_jp, which takes arrays. */
