@@ -248,8 +248,6 @@ static void schedule_update(const sim *s, block_scratch *b)
     schedule_put_block(b->sq, s, b->act, b->nact);
 }
 
-/* ---- forces ------------------------------------------------------------ */
-
 /* ---- the step ---------------------------------------------------------- */
 
 /* The regular force of the block's regular members, started on GPUNB
