@@ -11,6 +11,7 @@
 #include "integ/block.h"
 #include "check.h"
 #include "core/hermite.h"
+#include "core/newpoly.h"
 #include "common/predict.h"
 #include "simutil.h"
 
@@ -489,6 +490,58 @@ static void test_nonfinite_stop(void)
     run_end(s);
 }
 
+/* ---- new polynomials of a subset (core/newpoly.h) ------------------------ */
+
+/* Every seventh body of the 1k deck renewed at t = 0 right after the
+ * start-up (its own state and radius, the start's first regular step
+ * restored), beside the others' full polynomials: the subset path
+ * (GPUIRR's prediction of the bodies and their neighbours, the list
+ * retries of the bodies that need them) must give each body the start-up's
+ * polynomial, list and steps bit for bit. */
+static void test_newpoly_subset(void)
+{
+    char err[1024];
+    run_options o = quiet_cpu_options();
+    diag d0;
+    sim *s = start_deck_run("input/plummer-eq-1024-t2.deck", &o, 0, NULL, &d0, err, sizeof err);
+    CHECK(s != NULL, "start the 1k deck %s", s ? "" : err);
+    if (!s) return;
+    const int n = s->ntot, nbmax = s->nbmax;
+    vec3 *keep[10];
+    vec3 *src[10] = {s->a, s->j, s->fi, s->fid, s->d2, s->d3, s->fr, s->frd, s->d2r, s->d3r};
+    for (int q = 0; q < 10; q++) {
+        keep[q] = malloc(sizeof(vec3) * n);
+        memcpy(keep[q], src[q], sizeof(vec3) * n);
+    }
+    double *dt = malloc(sizeof(double) * n), *dtr = malloc(sizeof(double) * n);
+    int *nnb = malloc(sizeof(int) * n), *list = malloc(sizeof(int) * (size_t)n * nbmax);
+    memcpy(dt, s->dt, sizeof(double) * n);
+    memcpy(dtr, s->dtr, sizeof(double) * n);
+    memcpy(nnb, s->nnb, sizeof(int) * n);
+    memcpy(list, s->list, sizeof(int) * (size_t)n * nbmax);
+    int idx[200], nb = 0;
+    for (int i = s->ifirst; i < n && nb < 200; i += 7) {
+        idx[nb++] = i;
+        double r2 = s->x0[i][0] * s->x0[i][0] + s->x0[i][1] * s->x0[i][1] + s->x0[i][2] * s->x0[i][2];
+        s->dtr[i] = fmin(s->p.smax / 8.0 * sqrt(1.0 + r2), s->p.smax); /* as startup.c */
+        for (int q = 0; q < 10; q++) memset(src[q][i], 0x7f, sizeof(vec3));
+        s->nnb[i] = 0;
+    }
+    int rc = newpoly_bodies(s, nb, idx, s->time, 0, err, sizeof err);
+    CHECK(rc == 0, "newpoly_bodies of %d bodies %s", nb, rc ? err : "");
+    int same = rc == 0;
+    for (int k = 0; k < nb && same; k++) {
+        const int i = idx[k];
+        for (int q = 0; q < 10; q++) same &= !memcmp(src[q][i], keep[q][i], sizeof(vec3));
+        same &= s->dt[i] == dt[i] && s->dtr[i] == dtr[i] && s->nnb[i] == nnb[i] &&
+                !memcmp(sim_list(s, i), list + (size_t)i * nbmax, sizeof(int) * nnb[i]);
+    }
+    CHECK(same, "renewed bodies: the start-up's polynomials, lists and steps bit for bit");
+    for (int q = 0; q < 10; q++) free(keep[q]);
+    free(dt); free(dtr); free(nnb); free(list);
+    run_end(s);
+}
+
 /* ---- the 1k sample deck against NBODY6 ----------------------------------- */
 
 static void test_sample_deck(void)
@@ -534,6 +587,7 @@ int main(void)
     test_flyby_regular_corrector();
     test_threads();
     test_nonfinite_stop();
+    test_newpoly_subset();
     test_sample_deck();
     return check_done();
 }
