@@ -417,7 +417,7 @@ static void test_pot_rows(uint64_t *rs, int have512)
     const int nthr = omp_get_max_threads();
     for (int mode = 0; mode < 2; mode++) {
         char err[256];
-        gpunb_config cfg = {mode ? GPUNB_CPU : GPUNB_CPU_REF, 0, 0};
+        gpunb_config cfg = {mode ? GPUNB_CPU : GPUNB_CPU_REF, 0};
         gpunb *g = gpunb_open(NP, 8, &cfg, NULL, 0, err, sizeof err);
         if (!g) { CHECK(0, "open: %s", err); continue; }
         int same = 1;

@@ -405,7 +405,7 @@ static void test_plummer_standard(void)
     int same = 1;
     d.nrand = 123;
     for (int mode = 0; mode < 2; mode++) {
-        gpunb_config cfg = {mode ? GPUNB_AUTO : GPUNB_CPU_REF, 0, 0};
+        gpunb_config cfg = {mode ? GPUNB_AUTO : GPUNB_CPU_REF, 0};
         gpunb *nb = gpunb_open(n, 1, &cfg, NULL, 0, err, sizeof err);
         if (!nb) {
             CHECK(0, "gpunb_open: %s", err);
