@@ -297,6 +297,87 @@ static void silent_cases(const char *dir)
     }
 }
 
+/* The program's absolute path, for commands run in another folder. */
+static const char *bin_path(void)
+{
+    static char bin[1024];
+    char cwd[512];
+    if (NBODY6C_BIN[0] == '/' || !getcwd(cwd, sizeof cwd))
+        snprintf(bin, sizeof bin, "%s", NBODY6C_BIN);
+    else
+        snprintf(bin, sizeof bin, "%s/%s", cwd, NBODY6C_BIN);
+    return bin;
+}
+
+/* Bad input a user makes: refused (exit 2) with a message that names the
+ * deck's file and line, or the body file's, and says what to do. */
+static void bad_input(const char *dir)
+{
+    char text[4096], cmd[2048];
+    {
+        const char *rep[][2] = {{"1.0 1.0 1.0 0 0 0.002 0.0 5.0", "2.35 0.1 10.0 0 0 0.002 0.0 5.0"}};
+        variant(text, sizeof text, rep, 1, "");
+        int rc = run_text(dir, "swap", text);
+        CHECK(rc == 2 && strstr(out, "swap.deck:10: BODY1: 0.1 is below BODYN = 10") && strstr(out, "swap them"),
+              "BODY1 and BODYN swapped: refused naming line 10 (exit %d): %.300s", rc, out);
+    }
+    {
+        const char *rep[][2] = {{"0.02 0.01 0.3 0.25 0.25 0.5 2.0D-04 1.0 0.5", "0.02 0.01 0.3 0.25 0.25 0.5 2.0D-04 0.0 0.5"},
+                                {"0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1",
+                                 "0 0 0 1 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1"}};
+        variant(text, sizeof text, rep, 2, "");
+        int rc = run_text(dir, "rbar0", text);
+        CHECK(rc == 2 && strstr(out, "rbar0.deck:3: RBAR: 0 pc with KZ(14) = 1 (line 5)"),
+              "RBAR = 0 with a tidal field: refused naming line 3 and KZ(14)'s line (exit %d): %.300s", rc, out);
+    }
+    {
+        const char *rep[][2] = {{"0.5 0.0 0.0 0.0 0.25", "5.0 0.0 0.0 0.0 0.25"}};
+        variant(text, sizeof text, rep, 1, "");
+        int rc = run_text(dir, "q5", text);
+        CHECK(rc == 2 && strstr(out, "q5.deck:11: Q: the virial ratio 5 must be below 1"),
+              "Q = 5: refused naming line 11 (exit %d): %.300s", rc, out);
+    }
+    {
+        const char *rep[][2] = {{"1.0 1.0 1.0 0 0 0.002 0.0 5.0", "2.35 10.0 -0.1 0 0 0.002 0.0 5.0"},
+                                {"0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1",
+                                 "0 0 0 0 0 0 0 0 0 6\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1"}};
+        variant(text, sizeof text, rep, 2, "");
+        int rc = run_text(dir, "bodyn", text);
+        CHECK(rc == 2 && strstr(out, "bodyn.deck:10: BODYN: the Kroupa (2001) masses (KZ(20) = 6)") &&
+                  !strstr(out, "power"),
+              "BODYN < 0 with Kroupa masses: refused naming line 10 and that mass function (exit %d): %.300s", rc,
+              out);
+    }
+    /* KZ(22) = 2 in a folder without fort.10 */
+    const char *rep22[][2] = {{"0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1",
+                               "0 0 0 0 0 0 0 0 0 0\n0 2 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 1"}};
+    variant(text, sizeof text, rep22, 1, "");
+    char path[600];
+    snprintf(path, sizeof path, "%s/file.deck", dir);
+    write_file(path, text);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/nof10 && cd %s/nof10 && %s --quiet --gpu=off --out run %s", dir, dir,
+             bin_path(), path);
+    int rc = sh(cmd);
+    CHECK(rc == 2 && strstr(out, "file.deck:6: KZ(22) = 2: cannot open fort.10") && strstr(out, "--ic FILE") &&
+              strstr(out, "KZ(22) = 0 or 1"),
+          "KZ(22) = 2 without fort.10: refused naming line 6, with --ic and KZ(22) as the ways on (exit %d): "
+          "%.400s", rc, out);
+    /* a body file with one line given twice */
+    char bodies[600];
+    snprintf(bodies, sizeof bodies, "%s/bodies.txt", dir);
+    FILE *f = fopen(bodies, "w");
+    for (int k = 1; f && k <= 64; k++) {
+        const int j = k == 41 ? 13 : k; /* line 41 repeats line 13's position */
+        fprintf(f, "0.015625 %.6f %.6f %.6f %.3f 0.0 0.0\n", 0.01 * j * j - 0.3 * j, 0.5 * sin(j), 0.3 * cos(3 * j),
+                0.01 * k);
+    }
+    if (f) fclose(f);
+    snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --out %s/coinc --ic %s %s", NBODY6C_BIN, dir, bodies, path);
+    rc = sh(cmd);
+    CHECK(rc == 2 && strstr(out, "bodies.txt:41: body 41 is at the position of body 13 (line 13)"),
+          "two bodies at one position: refused naming both lines (exit %d): %.300s", rc, out);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/nbody6c-cli-XXXXXX";
@@ -394,6 +475,7 @@ int main(void)
 
     first_user(dir, deck);
     silent_cases(dir);
+    bad_input(dir);
 
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     (void)!system(cmd);

@@ -449,6 +449,12 @@ static void test_broken(void)
          "x.deck:10: BODY1:"},
         {"BODYN negative with a power law", L1 L2 L3 KZ L5 "2.3 10.0 -0.1 0 0 0.002 0.0 5.0\n" L8,
          "x.deck:10: BODYN:"},
+        {"BODY1 below BODYN", L1 L2 L3 KZ L5 "2.3 0.1 10.0 0 0 0.002 0.0 5.0\n" L8,
+         "x.deck:10: BODY1: 0.1 is below BODYN = 10"},
+        {"Q = 5", L1 L2 L3 KZ L5 L6 "5.0 0.0 0.0 0.0 1.0\n", "x.deck:11: Q: the virial ratio 5"},
+        {"RBAR = 0 with a tidal field", L1 L2 "0.02 0.01 0.3 2.0 2.0 2.0 2.0D-04 0.0 0.5\n"
+         "0 0 0 0 1 0 0 0 0 0\n0 0 0 1 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n"
+         "0 0 0 0 0 0 0 0 0 0\n" L5 L6 L8, "x.deck:3: RBAR: 0 pc with KZ(14) = 1 (line 5)"},
         {"KSTART = 7", "7 10000.0\n" L2, "x.deck:1: KSTART: 7 is not"},
         {"KSTART = 0", "0 10000.0\n" L2, "x.deck:1: KSTART: 0 is not"},
         {"restart with KZ(J) refused", "3 100.0\n0 0 0 0 0 0 14 3\n",

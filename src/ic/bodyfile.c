@@ -90,6 +90,23 @@ static int parse_body(const char *line, double vals[NFIELD], const char **why)
     return -1;
 }
 
+/* Two bodies at one position have no finite potential energy: neither the
+ * scaling nor the force can take them (often a line given twice). */
+static int refuse_coincident(const char *path, int n, const double (*x)[3], const long *at,
+                             char *err, size_t errlen)
+{
+    int a, b;
+    const int found = ic_find_coincident(n, x, &a, &b);
+    if (found < 0)
+        snprintf(err, errlen, "%s: out of memory for %d bodies", path, n);
+    else if (found)
+        snprintf(err, errlen, "%s:%ld: body %d is at the position of body %d (line %ld), "
+                 "(%.17g, %.17g, %.17g): two bodies at one point have no finite potential "
+                 "energy (a line given twice?)", path, at[b], b + 1, a + 1, at[a],
+                 x[b][0], x[b][1], x[b][2]);
+    return found != 0;
+}
+
 int bodyfile_read(const char *path, int n, double *m, double (*x)[3], double (*v)[3],
                   char *err, size_t errlen)
 {
@@ -102,6 +119,12 @@ int bodyfile_read(const char *path, int n, double *m, double (*x)[3], double (*v
     size_t cap = 0;
     long lineno = 0;
     int k = 0, status = 0;
+    long *at = malloc(sizeof(long) * (size_t)(n > 0 ? n : 1)); /* each body's line */
+    if (!at) {
+        snprintf(err, errlen, "%s: out of memory for %d bodies", path, n);
+        fclose(f);
+        return 1;
+    }
     while (k < n && getline(&line, &cap, f) >= 0) {
         lineno++;
         if (is_skipped_line(line))
@@ -115,6 +138,7 @@ int bodyfile_read(const char *path, int n, double *m, double (*x)[3], double (*v
             status = 1;
             break;
         }
+        at[k] = lineno;
         m[k] = vals[0];
         for (int c = 0; c < 3; c++) {
             x[k][c] = vals[1 + c];
@@ -129,6 +153,9 @@ int bodyfile_read(const char *path, int n, double *m, double (*x)[3], double (*v
         snprintf(err, errlen, "%s:%ld: expected %d bodies, found %d", path, lineno + 1, n, k);
         status = 1;
     }
+    if (status == 0)
+        status = refuse_coincident(path, n, (const double(*)[3])x, at, err, errlen);
+    free(at);
     free(line);
     fclose(f);
     return status;

@@ -22,9 +22,12 @@
  * Q must lie in [0, 1) whenever the bodies are scaled: Q >= 1 would make
  * E = (Q - 1)|W| non-negative, and no length scale gives E = -1/4; the run is
  * refused with a message rather than started in other units. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "io/setup.h"
 #include "ic/ic.h"
 #include "core/tide.h"
@@ -32,14 +35,15 @@
 
 #define DEFAULT_IC_FILE "fort.10"
 
-static int check_virial_ratio(double q, char *err, size_t errlen)
+static int check_virial_ratio(const deck *d, char *err, size_t errlen)
 {
-    if (q >= 0.0 && q < 1.0)
+    if (d->q >= 0.0 && d->q < 1.0)
         return 0;
+    char at[320];
     snprintf(err, errlen,
-             "Q = %g: the virial ratio must be in [0, 1) for the standard scaling "
+             "%sQ = %g: the virial ratio must be in [0, 1) for the standard scaling "
              "(Q >= 1 gives E = T + W >= 0, which cannot be scaled to E = -1/4)",
-             q);
+             deck_at(d, "Q", at, sizeof at), d->q);
     return 1;
 }
 
@@ -54,18 +58,20 @@ static int is_kroupa(int kz20) { return kz20 == 6 || kz20 == 7; }
 
 static int check_mass_limits(const deck *d, char *err, size_t errlen)
 {
+    char at[320];
     if (!(d->body1 > 0.0 && d->bodyn > 0.0 && isfinite(d->body1) && isfinite(d->bodyn) &&
           isfinite(d->alphas))) {
-        snprintf(err, errlen, "ALPHAS = %g, BODY1 = %g, BODYN = %g: the mass function "
+        snprintf(err, errlen, "%sALPHAS = %g, BODY1 = %g, BODYN = %g: the mass function "
                  "needs finite ALPHAS and positive finite BODY1, BODYN",
-                 d->alphas, d->body1, d->bodyn);
+                 deck_at(d, "BODY1", at, sizeof at), d->alphas, d->body1, d->bodyn);
         return 1;
     }
     double lo, hi;
     if (is_kroupa(d->kz[20]) && imf_kroupa_range(d->body1, d->bodyn, &lo, &hi)) {
-        snprintf(err, errlen, "KZ(20) = %d: BODY1 = %g, BODYN = %g: the Kroupa (2001) masses "
+        snprintf(err, errlen, "%sKZ(20) = %d: BODY1 = %g, BODYN = %g: the Kroupa (2001) masses "
                  "need BODYN < BODY1 and a range that meets its 0.01 to 100 Msun "
-                 "(NBODY6's imfbd.f stops too)", d->kz[20], d->body1, d->bodyn);
+                 "(NBODY6's imfbd.f stops too)", deck_at(d, "BODY1", at, sizeof at), d->kz[20],
+                 d->body1, d->bodyn);
         return 1;
     }
     return 0;
@@ -198,6 +204,40 @@ static int scale_with_tide(const deck *d, gpunb *nb, double *m, double (*x)[3], 
     return 0;
 }
 
+/* KZ(22) >= 2 without its file: where the file is looked for and how to
+ * give another, or to generate the bodies instead. */
+static int missing_file(const deck *d, const char *ic_file, int e, char *err, size_t errlen)
+{
+    char at[320];
+    if (ic_file)
+        snprintf(err, errlen, "%sKZ(22) = %d: cannot open %s, the file given with --ic (%s)",
+                 deck_at(d, "KZ(22)", at, sizeof at), d->kz[22], ic_file, strerror(e));
+    else
+        snprintf(err, errlen, "%sKZ(22) = %d: cannot open %s (%s): KZ(22) = 2 and 3 read the "
+                 "bodies from %s in the current folder, as NBODY6 does; put it there, give "
+                 "another file with --ic FILE (text lines \"m x y z vx vy vz\" or an nbody6c "
+                 "snapshot), or set KZ(22) = 0 or 1 to generate the model",
+                 deck_at(d, "KZ(22)", at, sizeof at), d->kz[22], DEFAULT_IC_FILE, strerror(e),
+                 DEFAULT_IC_FILE);
+    return 1;
+}
+
+/* A snapshot's bodies come in the order of their names: body k (1-based)
+ * is the k-th name, and the new run names it k. */
+static int snapshot_coincident(const char *path, int n, const double (*x)[3], char *err,
+                               size_t errlen)
+{
+    int a, b;
+    const int found = ic_find_coincident(n, x, &a, &b);
+    if (found < 0)
+        snprintf(err, errlen, "%s: out of memory for %d bodies", path, n);
+    else if (found)
+        snprintf(err, errlen, "%s: bodies %d and %d (in the order of the snapshot's names) are "
+                 "at one position (%.17g, %.17g, %.17g): two bodies at one point have no finite "
+                 "potential energy", path, a + 1, b + 1, x[a][0], x[a][1], x[a][2]);
+    return found != 0;
+}
+
 /* The model or the file, scaled: the deck's N bodies before any binary is
  * split (ic_make below adds the binaries; primary as make_masses). */
 static int make_unsplit(const deck *d, const char *ic_file, gpunb *nb, double *m, double *primary,
@@ -214,7 +254,7 @@ static int make_unsplit(const deck *d, const char *ic_file, gpunb *nb, double *m
                  "(0, 1 model; 2, 3 from file)", kz22);
         return 1;
     }
-    if (kz22 != 3 && check_virial_ratio(d->q, err, errlen))
+    if (kz22 != 3 && check_virial_ratio(d, err, errlen))
         return 1;
     if (kz22 == 2 && d->kz[20] != 0 && !equal_mass_deck(d)) {
         snprintf(err, errlen, "KZ(22) = 2 with KZ(20) = %d: NBODY6 would replace the file's "
@@ -225,8 +265,11 @@ static int make_unsplit(const deck *d, const char *ic_file, gpunb *nb, double *m
     int status;
     if (kz22 <= 1)
         status = make_model(d, m, primary, x, v, err, errlen);
+    else if (access(path, R_OK) != 0)
+        status = missing_file(d, ic_file, errno, err, errlen);
     else if (snapshot_is_hdf5(path))
-        status = snapshot_read_bodies(path, d->n, m, x, v, err, errlen);
+        status = snapshot_read_bodies(path, d->n, m, x, v, err, errlen) ||
+                 snapshot_coincident(path, d->n, (const double(*)[3])x, err, errlen);
     else
         status = bodyfile_read(path, d->n, m, x, v, err, errlen);
     if (status)

@@ -63,11 +63,17 @@ void model_plummer(int n, const double *m, rng *r, double (*x)[3], double (*v)[3
 void model_uniform(int n, const double *m, rng *r, double (*x)[3], double (*v)[3]);
 
 /* Reads n bodies "m x y z vx vy vz" (one per line) from path.  Returns 0, or
- * nonzero with "PATH:LINE: FIELD: reason" in err. */
+ * nonzero with "PATH:LINE: FIELD: reason" in err (two bodies at one position
+ * are refused too, naming both lines). */
 int bodyfile_read(const char *path, int n, double *m, double (*x)[3], double (*v)[3],
                   char *err, size_t errlen);
 int bodyfile_write(const char *path, int n, const double *m, const double (*x)[3],
                    const double (*v)[3]);
+
+/* Two bodies at exactly one position (no finite potential energy): returns
+ * 1 with their indices a < b (the first such pair in position order), 0 if
+ * there is none, -1 out of memory. */
+int ic_find_coincident(int n, const double (*x)[3], int *a, int *b);
 
 /* Energies by direct double-precision summation (G = 1).  The potential
  * (negative) from the rows of gpunb_pot_rows added in i order: on the

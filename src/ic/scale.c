@@ -13,6 +13,47 @@
 #include <stdlib.h>
 #include "ic/ic.h"
 
+typedef struct {
+    double x[3];
+    int k;
+} placed;
+
+static int cmp_placed(const void *a, const void *b)
+{
+    const placed *p = a, *q = b;
+    for (int c = 0; c < 3; c++)
+        if (p->x[c] != q->x[c])
+            return (p->x[c] > q->x[c]) - (p->x[c] < q->x[c]);
+    return (p->k > q->k) - (p->k < q->k);
+}
+
+/* Sorting by position puts equal positions side by side: O(n log n), where
+ * comparing every pair would cost a big file's read minutes. */
+int ic_find_coincident(int n, const double (*x)[3], int *a, int *b)
+{
+    if (n < 2)
+        return 0;
+    placed *p = malloc(sizeof(placed) * (size_t)n);
+    if (!p)
+        return -1;
+    for (int k = 0; k < n; k++) {
+        for (int c = 0; c < 3; c++)
+            p[k].x[c] = x[k][c];
+        p[k].k = k;
+    }
+    qsort(p, (size_t)n, sizeof *p, cmp_placed);
+    int found = 0;
+    for (int k = 1; k < n && !found; k++)
+        if (p[k].x[0] == p[k - 1].x[0] && p[k].x[1] == p[k - 1].x[1] &&
+            p[k].x[2] == p[k - 1].x[2]) {
+            *a = p[k - 1].k; /* the lower index: the same position sorts by k */
+            *b = p[k].k;
+            found = 1;
+        }
+    free(p);
+    return found;
+}
+
 double ic_kinetic(int n, const double *m, const double (*v)[3])
 {
     double t = 0.0;

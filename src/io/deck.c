@@ -575,6 +575,19 @@ static int read_kz(lexer *lx, deck *d)
     return kz_check(d, lx->name, d->kz_line[1], lx->err, lx->errlen);
 }
 
+/* A tidal field's strength follows from the physical units: RBAR pc per
+ * length unit (the mass unit always exists: ZMBAR <= 0 means 1 Msun). */
+static int check_tidal_units(lexer *lx, const deck *d)
+{
+    if (d->kz[14] > 0 && !(d->rbar > 0))
+        return fail_at(lx, line_of(lx, "RBAR"),
+                       "RBAR: %g pc with KZ(14) = %d (line %d): the tidal field needs the length "
+                       "unit in pc (RBAR > 0; NBODY6's decks give the cluster's virial radius, "
+                       "e.g. 1 to 5)",
+                       d->rbar, d->kz[14], d->kz_line[14]);
+    return 0;
+}
+
 static int read_line5(lexer *lx, deck *d)
 {
     field f[] = {freal("DTMIN", &d->dtmin), freal("RMIN", &d->rmin), freal("ETAU", &d->etau),
@@ -653,6 +666,52 @@ static int check_evolution(lexer *lx, deck *d)
     return 0;
 }
 
+/* The mass function KZ(20) names, in words for messages (kz_policy.c
+ * refuses the others before line 6 is read). */
+static const char *imf_name(const deck *d, char *buf, size_t len)
+{
+    switch (d->kz[20]) {
+    case 0:
+        snprintf(buf, len, "the power-law masses (KZ(20) = 0, ALPHAS = %g)", d->alphas);
+        break;
+    case 1:
+        snprintf(buf, len, "the Scalo masses (KZ(20) = 1)");
+        break;
+    case 6:
+    case 7:
+        snprintf(buf, len, "the Kroupa (2001) masses (KZ(20) = %d)", d->kz[20]);
+        break;
+    default:
+        snprintf(buf, len, "the mass function KZ(20) = %d", d->kz[20]);
+    }
+    return buf;
+}
+
+/* A mass function (KZ(22) <= 1, not ALPHAS = 1 or BODY1 = BODYN, which mean
+ * equal masses) draws between BODYN and BODY1 solar masses: both positive,
+ * and BODY1 the largest (NBODY6's imf.f and imf2.f take them so; swapped,
+ * the power law would run and give other masses than the deck meant). */
+static int check_mass_range(lexer *lx, const deck *d)
+{
+    if (d->kz[22] >= 2 || d->alphas == 1.0 || d->body1 == d->bodyn)
+        return 0;
+    char imf[96];
+    if (!(d->body1 > 0))
+        return fail_at(lx, line_of(lx, "BODY1"),
+                       "BODY1: %s need a positive largest mass (Msun), found %g",
+                       imf_name(d, imf, sizeof imf), d->body1);
+    if (!(d->bodyn > 0))
+        return fail_at(lx, line_of(lx, "BODYN"),
+                       "BODYN: %s need a positive smallest mass (Msun), found %g",
+                       imf_name(d, imf, sizeof imf), d->bodyn);
+    if (d->body1 < d->bodyn)
+        return fail_at(lx, line_of(lx, "BODY1"),
+                       "BODY1: %g is below BODYN = %g: BODY1 is the largest mass and BODYN the "
+                       "smallest (Msun) of %s, as in NBODY6; swap them",
+                       d->body1, d->bodyn, imf_name(d, imf, sizeof imf));
+    return 0;
+}
+
 static int read_line6(lexer *lx, deck *d)
 {
     field f[] = {freal("ALPHAS", &d->alphas), freal("BODY1", &d->body1), freal("BODYN", &d->bodyn),
@@ -667,21 +726,7 @@ static int read_line6(lexer *lx, deck *d)
                        "NHI0: %d primordial hierarchies requested; hierarchical systems are not "
                        "implemented (refused)",
                        d->nhi0);
-    /* NBODY6's power law m_i = (FM1 - (i-1) FMN)^(-1/(ALPHAS-1)) needs both
-     * end masses positive; ALPHAS = 1 or BODY1 = BODYN means equal masses. */
-    if (d->alphas != 1.0 && d->body1 != d->bodyn) {
-        if (!(d->body1 > 0))
-            return fail_at(lx, line_of(lx, "BODY1"),
-                           "BODY1: the mass power law (ALPHAS = %g) needs a positive largest "
-                           "mass, found %g",
-                           d->alphas, d->body1);
-        if (!(d->bodyn > 0))
-            return fail_at(lx, line_of(lx, "BODYN"),
-                           "BODYN: the mass power law (ALPHAS = %g) needs a positive smallest "
-                           "mass, found %g",
-                           d->alphas, d->bodyn);
-    }
-    return 0;
+    return check_mass_range(lx, d);
 }
 
 /* Line 7 exists only for KZ(5) = 2, 3, 4 and KZ(5) >= 6 with KZ(24) < 0; the
@@ -717,6 +762,12 @@ static int read_line8(lexer *lx, deck *d)
         return -1;
     if (check_nonnegative(lx, "Q", d->q))
         return -1;
+    /* every start but KZ(22) = 3 scales to E = -1/4, which needs E < 0 */
+    if (d->kz[22] != 3 && !(d->q < 1.0))
+        return fail_at(lx, line_of(lx, "Q"),
+                       "Q: the virial ratio %g must be below 1 (0 <= Q < 1; 0.5 is virial "
+                       "equilibrium): the standard scaling to E = -1/4 needs E = (Q - 1)|W| < 0",
+                       d->q);
     if (!is_power_of_two(d->smax))
         return fail_at(lx, line_of(lx, "SMAX"),
                        "SMAX: %g is not a positive power of two (2^k); block time steps must "
@@ -911,8 +962,8 @@ static int read_deck(lexer *lx, deck *d)
             return -1;
         return 0;
     }
-    if (read_line2(lx, d) || read_line3(lx, d) || read_kz(lx, d) || read_line5(lx, d) ||
-        read_line6(lx, d))
+    if (read_line2(lx, d) || read_line3(lx, d) || read_kz(lx, d) || check_tidal_units(lx, d) ||
+        read_line5(lx, d) || read_line6(lx, d))
         return -1;
     if (model_line_needed(d))
         return fail_at(lx, d->kz_line[5], "KZ(5) = %d: model line not supported (refused)",
@@ -944,9 +995,29 @@ int deck_read(FILE *f, const char *name, deck *d, char *err, size_t errlen)
     int rc = load(&lx, f);
     if (rc == 0)
         rc = read_deck(&lx, d);
+    snprintf(d->path, sizeof d->path, "%s", lx.name);
+    for (int i = 0; i < lx.nfl && i < (int)(sizeof d->where / sizeof d->where[0]); i++) {
+        snprintf(d->where[i].field, sizeof d->where[i].field, "%s", lx.fl[i].name);
+        d->where[i].line = lx.fl[i].line;
+        d->nwhere = i + 1;
+    }
     free(lx.lines);
     free(lx.buf);
     return rc ? -1 : 0;
+}
+
+const char *deck_at(const deck *d, const char *field, char *buf, size_t len)
+{
+    int line = 0;
+    for (int i = d->nwhere - 1; i >= 0 && !line; i--)
+        if (strcmp(d->where[i].field, field) == 0)
+            line = d->where[i].line;
+    const char *path = d->path[0] ? d->path : "deck";
+    if (line > 0)
+        snprintf(buf, len, "%s:%d: ", path, line);
+    else
+        snprintf(buf, len, "%s: ", path);
+    return buf;
 }
 
 int deck_read_path(const char *path, deck *d, char *err, size_t errlen)

@@ -57,12 +57,26 @@ typedef struct deck {
     /* KZ options accepted but not active yet / diagnostics only: one line each,
      * for the run log.  Filled by kz_check(). */
     char notes[2048];
+
+    /* Where the deck came from and the line each field was read from (the
+     * latest read of a name wins), so that checks made after reading (the
+     * initial conditions, the tidal field) can name the line too: deck_at. */
+    char path[256];
+    struct deck_where {
+        char field[16];
+        int line; /* 1-based */
+    } where[128];
+    int nwhere;
 } deck;
 
 /* Reads a deck from f.  `name` is used in messages ("-" for stdin).
  * Returns 0 on success.  On failure returns nonzero and writes into err a
  * message of the form "NAME:LINE: FIELD: reason". */
 int deck_read(FILE *f, const char *name, deck *d, char *err, size_t errlen);
+
+/* "PATH:LINE: " for the line `field` ("BODY1", "KZ(22)") was read from, or
+ * "PATH: " when the deck did not give it; into buf, which it returns. */
+const char *deck_at(const deck *d, const char *field, char *buf, size_t len);
 
 /* Convenience: opens `path` ("-" = stdin) and calls deck_read. */
 int deck_read_path(const char *path, deck *d, char *err, size_t errlen);
