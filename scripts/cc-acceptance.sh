@@ -61,7 +61,8 @@ printf '%-9s %9s %7s %11s %s\n' run t_reached checks max_dE above_1e-4
 for r in $runs; do
     log=$out/$r/log.txt
     [ -f "$log" ] || continue
-    awk -v r="$r" '!/^#/ && NF > 5 { n++; t = $1; a = $5 < 0 ? -$5 : $5; if (a > m) m = a;
-                                     if (a > 1e-4) { big = big sprintf(" %s:%s", $1, $5) } }
-         END { printf "%-9s %9s %7d %11.3e%s\n", r, t, n, m, big }' "$log"
+    scripts/log-columns "$log" t dE |
+    awk -v r="$r" 'NF == 2 { n++; t = $1; a = $2 < 0 ? -$2 : $2; if (a > m) m = a;
+                             if (a > 1e-4) { big = big sprintf(" %s:%s", $1, $2) } }
+         END { printf "%-9s %9s %7d %11.3e%s\n", r, t, n, m, big }'
 done

@@ -59,30 +59,54 @@ except ImportError:  # the scripts call require() first, which says what to inst
 
 def read_log(path):
     """The data of log.txt as a dict of numpy arrays keyed by column name
-    ('t', 'E', 'dE_cum', 'rc', 'r1%', 'r10%', 'r50%', 'r90%', ...).  Comment
-    lines (checkpoints, restarts, stops) are skipped; a restart that repeats a
-    time keeps the later line."""
-    names, rows = None, []
+    ('t', 't_myr', 'N', 'M', 'M_b', 'rc', 'rh', 'r1%' ... 'r90%', 'sigma',
+    'E', 'dE_cum', ...; the header's names line, with a units line under it).
+    Each row is read by the names line above it: a log continued by another
+    version after a restart may change its columns midway, and a column that
+    a part lacks is NaN there.  Comment lines (checkpoints, restarts, stops)
+    are skipped; a restart that repeats a time keeps the later line."""
+    names, parts, rows = None, [], []
     with open(path) as f:
         for line in f:
             if line.startswith('#'):
                 tok = line[1:].split()
-                if len(tok) > 3 and tok[0] == 't' and tok[1] == 'E':
-                    names = tok
+                if len(tok) > 3 and tok[0] == 't' and tok[1] != '=':  # not a note '# t = ...'
+                    if rows:
+                        parts.append((names, rows))
+                    names, rows = tok, []
                 continue
-            if line.strip():
+            if line.strip() and names is not None:
                 rows.append([float(v) for v in line.split()])
     if names is None:
-        raise ValueError('%s: no column header line ("#  t  E ...")' % path)
-    # a log continued by a later version may have more columns than its
-    # header names (they are only ever added at the end): keep the named ones
-    width = len(names)
-    rows = [r[:width] + [np.nan] * (width - len(r)) for r in rows]
-    data = np.array(rows, dtype=float).reshape(-1, width)
+        raise ValueError('%s: no column header line ("#  t  ...")' % path)
+    parts.append((names, rows))
+    order = []
+    for nm, _ in parts:
+        order += [n for n in nm if n not in order]
+    table = []
+    for nm, rs in parts:
+        at = {n: k for k, n in enumerate(nm)}
+        for r in rs:
+            table.append([r[at[n]] if n in at and at[n] < len(r) else np.nan for n in order])
+    data = np.array(table, dtype=float).reshape(-1, len(order))
     # keep the last line for each time (a log continued after a restart)
     _, last = np.unique(data[::-1, 0], return_index=True)
     data = data[::-1][last]
-    return {n: data[:, k] for k, n in enumerate(names)}
+    return {n: data[:, k] for k, n in enumerate(order)}
+
+
+def header_value(log_path, pattern):
+    """The first float that the regular expression's group matches in the
+    '#' header lines of log.txt, or None (e.g. r'QE ([-0-9.eE+]+)')."""
+    import re
+    with open(log_path) as f:
+        for line in f:
+            if not line.startswith('#'):
+                continue
+            m = re.search(pattern, line)
+            if m:
+                return float(m.group(1))
+    return None
 
 
 def snapshot_files(folder):

@@ -34,7 +34,7 @@ def main():
         lab = labels[k] if k < len(labels) else run
         t = log['t']
         ax[0].semilogy(t, log['rc'], '-', color=c, lw=1.5, label=lab + ' r_c')
-        for col, ls in (('r1%', ':'), ('r10%', '--'), ('r50%', '-.'), ('r90%', '-')):
+        for col, ls in (('r1%', ':'), ('r10%', '--'), ('rh', '-.'), ('r90%', '-')):
             ax[0].semilogy(t, log[col], ls, color=c, lw=0.8)
         ax[1].plot(t, log['n_hard'], '-', color=c, label=lab)
         eb = log['ebin']

@@ -27,6 +27,10 @@ def main():
     tiny = 1e-17  # a zero error would vanish from a log axis
     ax.semilogy(t, np.abs(log['dE_cum'][1:]) + tiny, 'o-', ms=3, label='|E - E0| / max(T, |E|)')
     ax.semilogy(t, np.abs(log['dE'][1:]) + tiny, '.', label='|dE| per check (NBODY6 DE)')
+    qe = nio.header_value(os.path.join(a.run, 'log.txt') if os.path.isdir(a.run) else a.run,
+                          r'\bQE ([-0-9.eE+]+)')
+    if qe:  # the run's own tolerance (the log's header)
+        ax.axhline(qe, color='orange', ls='--', lw=1, label='QE = %g' % qe)
     ax.set_xlabel('time (N-body units)')
     ax.set_ylabel('relative energy error')
     ax.set_title('Energy conservation')

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """plot_massloss.py RUN [-o massloss.png] [--tdiss-myr T] - the bound mass of
-a cluster in a tidal field against time, from the HDF5 snapshots of an
+a cluster against time: in a tidal field from the HDF5 snapshots of an
 nbody6c run, beside Baumgardt & Makino's (2003) dissolution time.
 
 Bound mass: the mass within the Jacobi radius r_J = (M_b / TIDAL(1))^(1/3)
@@ -14,11 +14,15 @@ circular orbits, R_G / V_G = 1 / (A - B) from the run's Oort constants:
 with N the initial number of stars; the picture draws the straight line
 from 1 at t = 0 to 0 at t_diss beside the run (their bound masses fall about
 linearly in time).  --tdiss-myr gives t_diss instead (e.g. for KZ(14) = 2).
-Prints one line per snapshot: t, t in Myr, stars, bound stars, M_b / M0."""
+Prints one line per snapshot: t, t in Myr, stars, bound stars, M_b / M0.
+
+An isolated run (no TIDAL(1) in the log) has no Jacobi radius: its bound
+mass is log.txt's M_b column (the bodies bound in the cluster's potential,
+README), drawn without a dissolution line; one line per check: t, t in Myr,
+stars, M_b / M0."""
 import argparse
 import math
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -26,19 +30,6 @@ import nbody6c_io as nio  # noqa: E402
 
 nio.require('plot_massloss.py')
 import numpy as np  # noqa: E402
-
-
-def header_value(log_path, pattern):
-    """The first float that the regular expression's group matches in the
-    '#' header lines of log.txt, or None."""
-    with open(log_path) as f:
-        for line in f:
-            if not line.startswith('#'):
-                continue
-            m = re.search(pattern, line)
-            if m:
-                return float(m.group(1))
-    return None
 
 
 def bound_mass(x, m, centre, tidal1):
@@ -64,6 +55,31 @@ def bm03_tdiss_myr(nstars, oort_a, oort_b):
     return 1.91 * (nstars / math.log(0.02 * nstars)) ** 0.75 * 220.0 / (oort_a - oort_b)
 
 
+def isolated(a, log_path):
+    """The bound mass of an isolated run, from log.txt's M_b column."""
+    log = nio.read_log(log_path)
+    if 'M_b' not in log:
+        sys.exit('plot_massloss.py: %s has no TIDAL(1) (not a KZ(14) run) and no M_b column '
+                 '(a log of an older version): nothing to draw' % log_path)
+    t = log['t_myr'] if 't_myr' in log else log['t']
+    frac = log['M_b'] / log['M'][0]
+    for k in range(len(t)):
+        print('%10.3f %10.2f %6d %8.5f' % (log['t'][k], t[k], log['N'][k], frac[k]))
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax.plot(t, frac, 'b-', label='nbody6c: bound mass (isolated cluster)')
+    ax.plot(t, log['M'] / log['M'][0], 'k:', label='total mass')
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel('time (Myr)' if 't_myr' in log else 'time (N-body units)')
+    ax.set_ylabel('bound mass / initial mass')
+    ax.legend(fontsize=8, loc='lower left')
+    fig.tight_layout()
+    fig.savefig(a.out, dpi=120)
+    print(a.out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split(' - ', 1)[1].split('\n\n')[0])
     ap.add_argument('run', help='run folder (holds log.txt and snap.*.h5)')
@@ -74,9 +90,9 @@ def main():
     log_path = os.path.join(a.run, 'log.txt')
     if not os.path.exists(log_path):
         sys.exit('plot_massloss.py: no %s' % log_path)
-    tidal1 = header_value(log_path, r'TIDAL\(1\) ([-0-9.eE+]+)')
+    tidal1 = nio.header_value(log_path, r'TIDAL\(1\) ([-0-9.eE+]+)')
     if tidal1 is None or tidal1 <= 0:
-        sys.exit('plot_massloss.py: %s names no TIDAL(1) > 0 (a run without KZ(14) = 1?)' % log_path)
+        return isolated(a, log_path)
     files = nio.snapshot_files(a.run)
     if not files:
         sys.exit('plot_massloss.py: no snapshots (snap.*.h5) in %s' % a.run)
@@ -93,8 +109,8 @@ def main():
     tdiss = a.tdiss_myr
     label = 'linear decline to t_diss = %.0f Myr (given)' % (tdiss or 0)
     if tdiss is None:
-        oa = header_value(log_path, r'Oort A = ([-0-9.eE+]+)')
-        ob = header_value(log_path, r'B = ([-0-9.eE+]+) km/s/kpc')
+        oa = nio.header_value(log_path, r'Oort A = ([-0-9.eE+]+)')
+        ob = nio.header_value(log_path, r'B = ([-0-9.eE+]+) km/s/kpc')
         if oa is None or ob is None:
             sys.exit('plot_massloss.py: no Oort constants in %s: give --tdiss-myr' % log_path)
         tdiss = bm03_tdiss_myr(nstars0, oa, ob)

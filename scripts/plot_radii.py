@@ -31,7 +31,9 @@ def main():
             sys.exit('plot_radii.py: --myr needs a snapshot in %s for T*' % folder)
         t, unit = t * tstar, 'Myr'
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for col, lab in (('r90%', '90 %'), ('r50%', '50 % (half-mass)'), ('r10%', '10 %'), ('r1%', '1 %')):
+    ax.plot(t, log['r90%'], label='90 %')
+    ax.plot(t, log['rh'], label='50 % (half-mass)')
+    for col, lab in (('r10%', '10 %'), ('r1%', '1 %')):
         ax.plot(t, log[col], label=lab)
     ax.plot(t, log['rc'], 'k--', label='core radius')
     ax.set_yscale('log')

@@ -106,6 +106,91 @@ static inline double io_log_time(const char *log)
     return t;
 }
 
+/* log.txt by column name: each data row is read by the names line above it
+ * (a '#' line whose first word is "t" and the second not "=", the notes'
+ * "# t = ...").  io_log_rows gives the data rows (malloc'ed, one per line)
+ * reduced to the columns whose names do not start with `drop` (NULL: all);
+ * io_log_column the values of column `name`, at most max, and their count
+ * (-1 when a row's header lacks it). */
+static inline int io_log_names(const char *line, char names[][24], int max)
+{
+    char first[24] = "", second[24] = "";
+    if (line[0] != '#' || sscanf(line + 1, "%23s %23s", first, second) != 2 ||
+        strcmp(first, "t") != 0 || strcmp(second, "=") == 0)
+        return 0;
+    int n = 0, used = 0;
+    const char *p = line + 1;
+    while (n < max && sscanf(p, "%23s%n", names[n], &used) == 1) {
+        p += used;
+        n++;
+    }
+    return n;
+}
+
+static inline char *io_log_rows(const char *log, const char *drop)
+{
+    char *b = io_read(log, NULL);
+    if (!b) return NULL;
+    char *o = malloc(strlen(b) + 1), *q = o, names[128][24];
+    int nn = 0;
+    for (char *line = strtok(b, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '#') {
+            int k = io_log_names(line, names, 128);
+            if (k) nn = k;
+            continue;
+        }
+        const char *p = line;
+        char tok[64];
+        int used = 0, col = 0, any = 0;
+        while (sscanf(p, "%63s%n", tok, &used) == 1) {
+            p += used;
+            if (col < nn && drop && strncmp(names[col], drop, strlen(drop)) == 0) {
+                col++;
+                continue;
+            }
+            q += sprintf(q, "%s%s", any ? " " : "", tok);
+            any = 1;
+            col++;
+        }
+        *q++ = '\n';
+    }
+    *q = '\0';
+    free(b);
+    return o;
+}
+
+static inline int io_log_column(const char *log, const char *name, double *out, int max)
+{
+    char *b = io_read(log, NULL);
+    if (!b) return -1;
+    char names[128][24];
+    int nn = 0, at = -1, n = 0;
+    for (char *line = strtok(b, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '#') {
+            int k = io_log_names(line, names, 128);
+            if (k) {
+                nn = k;
+                at = -1;
+                for (int c = 0; c < nn; c++)
+                    if (!strcmp(names[c], name)) at = c;
+            }
+            continue;
+        }
+        if (at < 0) {
+            n = -1;
+            break;
+        }
+        const char *p = line;
+        char tok[64];
+        int used = 0;
+        for (int c = 0; c <= at && sscanf(p, "%63s%n", tok, &used) == 1; c++) p += used;
+        if (n < max) out[n] = atof(tok);
+        n++;
+    }
+    free(b);
+    return n;
+}
+
 /* Waits until the log reaches time t or the process ended; 1 if reached. */
 static inline int io_wait_log(const char *log, double t, pid_t pid, double timeout_s)
 {

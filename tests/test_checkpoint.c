@@ -234,27 +234,10 @@ static int same_snapshot(const char *a, const char *b, char *why, size_t len)
     return same;
 }
 
-/* The log's data lines up to the wall-time columns (the first 18). */
+/* The log's data lines without the wall-time columns. */
 static char *log_data(const char *path)
 {
-    char *b = io_read(path, NULL);
-    if (!b) return NULL;
-    size_t n = strlen(b);
-    char *o = malloc(n + 1), *q = o;
-    for (char *line = strtok(b, "\n"); line; line = strtok(NULL, "\n")) {
-        if (line[0] == '#') continue;
-        int cols = 0, inword = 0;
-        for (char *p = line; *p; p++) {
-            if (*p != ' ' && !inword && ++cols > 18) break;
-            inword = *p != ' ';
-            *q++ = *p;
-        }
-        while (q > o && q[-1] == ' ') q--; /* the wall column's padding */
-        *q++ = '\n';
-    }
-    *q = '\0';
-    free(b);
-    return o;
+    return io_log_rows(path, "wall");
 }
 
 /* Compares run `name` with the reference run "ref". */

@@ -272,9 +272,10 @@ static void silent_cases(const char *dir)
         variant(text, sizeof text, rep, 1, "");
         int rc = run_text(dir, "hot", text);
         char cmd[1024];
-        snprintf(cmd, sizeof cmd, "awk '!/^#/ { if (NR0 == 0) { e0 = $2; NR0 = 1 } e = $2; t = $3; c = $6 } "
-                 "END { m = (t > -e) ? t : -e; printf \"%%.6e %%.6e %%.6e \", c, (e - e0) / m, (e - e0) / -e0 }' "
-                 "%s/hot-run/log.txt; awk -F': ' '/\"de_rel\"/ { print $2 + 0 }' %s/hot-run/summary.json", dir, dir);
+        snprintf(cmd, sizeof cmd, "scripts/log-columns %s/hot-run/log.txt E T dE_cum | "
+                 "awk '{ if (NR0 == 0) { e0 = $1; NR0 = 1 } e = $1; t = $2; c = $3 } "
+                 "END { m = (t > -e) ? t : -e; printf \"%%.6e %%.6e %%.6e \", c, (e - e0) / m, (e - e0) / -e0 }'; "
+                 "awk -F': ' '/\"de_rel\"/ { print $2 + 0 }' %s/hot-run/summary.json", dir, dir);
         double cum = 0, want = 0, old = 0, derel = 0;
         int ok = rc == 0 && sh(cmd) == 0 && sscanf(out, "%lf %lf %lf %lf", &cum, &want, &old, &derel) == 4;
         CHECK(ok && fabs(cum - want) <= 2e-3 * fabs(want) + 1e-14 && fabs(derel - want) <= 2e-3 * fabs(want) + 1e-14 &&
@@ -295,6 +296,84 @@ static void silent_cases(const char *dir)
               "KZ(14) = 2 without its GMG RG0 line: the error names the line read in its place (exit %d): %.300s",
               rc, out);
     }
+}
+
+/* log.txt's header names each column once, with its unit under it, and
+ * the physical columns hold what they say (run: 64 equal masses of 0.5 Msun
+ * to t = 0.5). */
+static void log_columns(const char *run)
+{
+    static const char *names[] = {"t", "t_myr", "N", "M", "M_msun", "M_b", "rc", "rh", "r1%", "r2%", "r5%",
+                                  "r10%", "r20%", "r30%", "r40%", "r62.5%", "r75%", "r90%", "sigma", "Q", "E"};
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s/log.txt", run);
+    const char *log = slurp(cmd);
+    const char *head = strstr(log, "\n#        t ");
+    const char *end = head ? strchr(head + 1, '\n') : NULL;
+    char line[4096] = "", units[4096] = "";
+    if (end) {
+        snprintf(line, sizeof line, " %.*s ", (int)(end - head - 2), head + 2);
+        const char *uend = strchr(end + 1, '\n');
+        if (uend) snprintf(units, sizeof units, "%.*s", (int)(uend - end - 1), end + 1);
+    }
+    int once = 1;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        char w[32];
+        snprintf(w, sizeof w, " %s ", names[k]);
+        if (count_of(line, w) != 1) {
+            printf("# column %s appears %d times\n", names[k], count_of(line, w));
+            once = 0;
+        }
+    }
+    /* README's tables name every column */
+    char *readme = NULL;
+    FILE *rf = fopen("README.md", "r");
+    if (rf) {
+        readme = calloc(1, 1 << 20);
+        if (readme) (void)!fread(readme, 1, (1 << 20) - 1, rf);
+        fclose(rf);
+    }
+    int documented = readme != NULL;
+    char nm[64];
+    int used = 0;
+    for (const char *q = line; readme && sscanf(q, "%62s%n", nm, &used) == 1; q += used) {
+        char quoted[70];
+        snprintf(quoted, sizeof quoted, "`%s`", nm);
+        if (!strstr(readme, quoted)) {
+            printf("# README does not name log column %s\n", nm);
+            documented = 0;
+        }
+    }
+    free(readme);
+    CHECK(documented, "README's log.txt tables name every column of the header");
+    CHECK(once && !strstr(line, "r50%") && !strncmp(units, "# [N-body]       [Myr]", 22),
+          "log.txt names every column once (rh, no r50%%), NBODY6's Lagrangian fractions, units under them: %.200s",
+          line);
+    snprintf(cmd, sizeof cmd, "scripts/log-columns %s/log.txt t t_myr N M M_msun M_b T sigma r1%% r2%% r5%% r10%% "
+             "r20%% r30%% r40%% rh r62.5%% r75%% r90%% | tail -1; sed -n 's/.*TSTAR \\([0-9.]*\\) Myr.*/\\1/p' "
+             "%s/log.txt", run, run);
+    double v[19] = {0}, tstar = 0;
+    int ok = sh(cmd) == 0;
+    const char *p = out;
+    for (int k = 0; k < 19 && ok; k++) {
+        char *e;
+        v[k] = strtod(p, &e);
+        ok = e != p;
+        p = e;
+    }
+    ok = ok && sscanf(p, "%lf", &tstar) == 1;
+    int rising = ok;
+    for (int k = 8; k < 18; k++) rising &= v[k] <= v[k + 1];
+    CHECK(ok && v[0] == 0.5 && fabs(v[1] - 0.5 * tstar) < 1e-4 && v[2] == 64 && v[3] == 1.0 && v[4] == 32 &&
+              v[5] > 0.9 && v[5] <= 1.0 && rising,
+          "the last row: t 0.5 = %g Myr (TSTAR %g), N %g, M %g = %g Msun, M_b %g, radii rising from r1%% %g to "
+          "r90%% %g", v[1], tstar, v[2], v[3], v[4], v[5], v[8], v[18]);
+    /* every body bound at the start, the c.m. at rest: sigma^2 = 2T/M */
+    snprintf(cmd, sizeof cmd, "scripts/log-columns %s/log.txt M M_b T sigma | head -1", run);
+    double m = 0, mb = 0, t = 0, sg = 0;
+    CHECK(sh(cmd) == 0 && sscanf(out, "%lf %lf %lf %lf", &m, &mb, &t, &sg) == 4 && mb == m &&
+              fabs(sg * sg - 2.0 * t / m) < 1e-4,
+          "t = 0: M_b = M = %g, sigma %g = sqrt(2T/M) = %g", m, sg, sqrt(2.0 * t / (m > 0 ? m : 1)));
 }
 
 /* The program's absolute path, for commands run in another folder. */
@@ -445,6 +524,7 @@ int main(void)
     CHECK(all, "summary.json has every field");
     snprintf(path, sizeof path, "grep -c '^ *0.[0-9]' %s/log.txt", outdir);
     CHECK(sh(path) == 0 && atoi(out) == 3, "log.txt has the lines for t = 0, 0.25, 0.5 (%d)", atoi(out));
+    log_columns(outdir);
     /* an existing run is kept without --force */
     snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --out %s %s", NBODY6C_BIN, outdir, deck);
     CHECK(sh(cmd) == 2 && strstr(out, "--force"), "an earlier run is not overwritten without --force");
@@ -458,11 +538,11 @@ int main(void)
     snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --energy-probe 0.01 --out %s %s", NBODY6C_BIN, pdir, deck);
     CHECK(sh(cmd) == 0, "a run with --energy-probe 0.01 exits 0: %s", out);
     char cmd2[4096];
-    snprintf(cmd2, sizeof cmd2, "for d in %s %s; do awk '!/^#/ {print $1, $2, $3, $4, $5, $17, $18}' "
-             "$d/log.txt > $d/checks.txt; done; test -s %s/checks.txt && cmp %s/checks.txt %s/checks.txt",
+    snprintf(cmd2, sizeof cmd2, "for d in %s %s; do scripts/log-columns $d/log.txt t E T W dE steps_irr steps_reg "
+             "> $d/checks.txt; done; test -s %s/checks.txt && cmp %s/checks.txt %s/checks.txt",
              outdir, pdir, outdir, outdir, pdir);
     CHECK(sh(cmd2) == 0, "the probed run's checks (t, E, T, W, dE, steps) equal the unprobed run's: %s", out);
-    snprintf(cmd, sizeof cmd, "awk '!/^#/ && $1 == 0.25 {print $2}' %s/log.txt; "
+    snprintf(cmd, sizeof cmd, "scripts/log-columns %s/log.txt t E | awk '$1 == 0.25 {print $2}'; "
              "awk '!/^#/ && $1 + 0 == 0.25 {print $2}' %s/probe.txt; grep -vc '^#' %s/probe.txt",
              outdir, pdir, pdir);
     double elog = 0.0, eprobe = 0.0;

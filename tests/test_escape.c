@@ -51,51 +51,40 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median and largest |dE| (column 5) over the checks of log.txt, and
- * the number of check lines. */
+/* The median and largest |dE| over the checks of log.txt (t = 0 aside),
+ * and the number of check lines. */
 static double log_median_de(const char *dir, int *nchecks, double *max)
 {
-    char p[600], line[4096];
+    char p[600];
     snprintf(p, sizeof p, "%s/log.txt", dir);
-    FILE *f = fopen(p, "r");
-    double de[1000];
-    int n = 0;
+    double de[1000], t[1000];
+    int n = io_log_column(p, "dE", de, 1000), nt = io_log_column(p, "t", t, 1000), k = 0;
     *max = 0;
-    while (f && fgets(line, sizeof line, f)) {
-        if (line[0] == '#') continue;
-        double c[5];
-        if (sscanf(line, "%lf %lf %lf %lf %lf", &c[0], &c[1], &c[2], &c[3], &c[4]) == 5 && c[0] > 0 && n < 1000) {
-            de[n++] = fabs(c[4]);
-            *max = fmax(*max, fabs(c[4]));
+    for (int i = 0; i < n && i < nt && i < 1000; i++)
+        if (t[i] > 0) {
+            de[k] = fabs(de[i]);
+            *max = fmax(*max, de[k]);
+            k++;
         }
-    }
-    if (f) fclose(f);
-    *nchecks = n;
-    if (n == 0) return NAN;
-    qsort(de, n, sizeof(double), cmp_double);
-    return de[n / 2];
+    *nchecks = k;
+    if (k == 0) return NAN;
+    qsort(de, k, sizeof(double), cmp_double);
+    return de[k / 2];
 }
 
-/* The last check line of log.txt up to the wall-time columns (the first 16). */
+/* The last check line of log.txt without the wall-time columns. */
 static void log_last_line(const char *dir, char *buf, size_t len)
 {
-    char p[600], line[4096];
+    char p[600];
     snprintf(p, sizeof p, "%s/log.txt", dir);
-    FILE *f = fopen(p, "r");
+    char *rows = io_log_rows(p, "wall");
     buf[0] = '\0';
-    while (f && fgets(line, sizeof line, f)) {
-        if (line[0] == '#') continue;
-        int fields = 0;
-        char *q = line;
-        while (*q && fields < 16) {
-            while (*q == ' ') q++;
-            while (*q && *q != ' ' && *q != '\n') q++;
-            fields++;
-        }
-        *q = '\0';
-        snprintf(buf, len, "%s", line);
-    }
-    if (f) fclose(f);
+    if (!rows) return;
+    size_t n = strlen(rows);
+    while (n > 0 && rows[n - 1] == '\n') rows[--n] = '\0';
+    char *last = strrchr(rows, '\n');
+    snprintf(buf, len, "%s", last ? last + 1 : rows);
+    free(rows);
 }
 
 static void write_deck_rbar(const char *path, int kz23, double tcrit, double rbar)

@@ -211,9 +211,10 @@ static run_result plummer_run(int n, int all_neighbours, double tend)
     if (run_advance(s, tend, err, sizeof err) == 0) {
         checks_measure(s, &d1, 0);
         r.de = (d1.etot - d0.etot) / fabs(d0.etot);
+        static const int at[3] = {3, LAGR_HALF, 10}; /* 10, 50, 90 % */
         for (int k = 0; k < 3; k++) {
-            r.r0[k] = d0.rlagr[k + 1];
-            r.r[k] = d1.rlagr[k + 1];
+            r.r0[k] = d0.rlagr[at[k]];
+            r.r[k] = d1.rlagr[at[k]];
         }
         vec3 *xs = malloc(sizeof(vec3) * s->ntot), *vs = malloc(sizeof(vec3) * s->ntot);
         sim_predict_all(s, xs, vs);

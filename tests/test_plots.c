@@ -31,6 +31,12 @@ static void missing_module_message(const char *dir)
               "%s without h5py: a message naming the module and how to install it (exit %d): %s",
               scripts[k], rc, io_out);
     }
+    /* plot_summary.py reads log.txt alone: it needs numpy and matplotlib */
+    io_sh("mkdir -p %s/fake/matplotlib && echo 'raise ImportError(\"No module named matplotlib\")' > "
+          "%s/fake/matplotlib/__init__.py", dir, dir);
+    int rc = io_sh("PYTHONPATH=%s/fake " PYTHON " scripts/plot_summary.py %s/none", dir, dir);
+    CHECK(rc != 0 && strstr(io_out, "matplotlib") && strstr(io_out, "pip install") && !strstr(io_out, "Traceback"),
+          "plot_summary.py without matplotlib: a message naming it and how to install it (exit %d): %s", rc, io_out);
 }
 
 /* A PNG file of some size (the signature, and more than a blank header). */
@@ -125,9 +131,23 @@ int main(void)
     CHECK(rc == 0 && is_png(p) && nlines == 3 && t0 == 0.0 && fb > 0.9 && fb <= 1.0,
           "plot_massloss.py: bound mass at t = 0, 1, 2, the first within r_J a fraction in (0.9, 1] "
           "(exit %d, %d lines, %.4f at t = %g) %s", rc, nlines, fb, t0, io_out);
-    rc = io_sh("%s scripts/plot_massloss.py %s/run -o %s/x.png", py, dir, dir);
-    CHECK(rc != 0 && strstr(io_out, "TIDAL(1)"), "plot_massloss.py on an isolated run says it needs the tidal field (exit %d) %s",
-          rc, io_out);
+    rc = io_sh("%s scripts/plot_massloss.py %s/run -o %s/iso.png", py, dir, dir);
+    snprintf(p, sizeof p, "%s/iso.png", dir);
+    nlines = 0;
+    for (const char *l = io_out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        double tt, tm, fr;
+        int n;
+        char one[256], extra[8];
+        snprintf(one, sizeof one, "%.*s", (int)strcspn(l, "\n"), l);
+        if (sscanf(one, "%lf %lf %d %lf %7s", &tt, &tm, &n, &fr, extra) == 4 && fr > 0.5 && fr <= 1.0) nlines++;
+    }
+    CHECK(rc == 0 && is_png(p) && nlines == 9,
+          "plot_massloss.py on an isolated run: the log's bound mass at the 9 checks (exit %d, %d lines) %s", rc,
+          nlines, io_out);
+    rc = io_sh("%s scripts/plot_summary.py %s/tide -o %s/summary.png", py, dir, dir);
+    snprintf(p, sizeof p, "%s/summary.png", dir);
+    CHECK(rc == 0 && is_png(p), "plot_summary.py: radii, N and mass, binaries, energy against QE (exit %d) %s", rc,
+          io_out);
     /* the fixed point of the bound mass: ten masses of 0.1 at r = 1 .. 10,
      * TIDAL(1) = 0.002: r_J(1) = 7.94 holds 7 of them, r_J(0.7) = 7.05
      * holds the same 7 */
@@ -143,6 +163,19 @@ int main(void)
     rc = io_sh("cd scripts && %s -c \"import nbody6c_io as n; d = n.read_log('%s/run/log.txt'); "
                "assert len(d['t']) == 9 and d['t'][-1] == 1.0, d['t']\"", lib_py, dir);
     CHECK(rc == 0, "nbody6c_io.read_log: 9 checks, t = 0 ... 1 (exit %d) %s", rc, io_out);
+    /* a log whose columns change midway (a restart by another version):
+     * each row by the names line above it, a note "# t = ..." no header */
+    io_write(p, "#  t  E  x  y\n0 -0.25 1 2\n1 -0.26 3 4\n# t = 1: a note\n"
+                "# the columns change here (this version's):\n#  t  t_myr  E  y\n#  [N-body] [Myr] [N-body] [-]\n"
+                "2 4.0 -0.27 6\n");
+    rc = io_sh("cd scripts && %s -c \"import math, nbody6c_io as n; d = n.read_log('%s'); "
+               "assert list(d['t']) == [0, 1, 2] and list(d['E']) == [-0.25, -0.26, -0.27], d; "
+               "assert list(d['y']) == [2, 4, 6] and d['x'][1] == 3 and math.isnan(d['x'][2]), d; "
+               "assert math.isnan(d['t_myr'][0]) and d['t_myr'][2] == 4.0, d\"", lib_py, p);
+    CHECK(rc == 0, "nbody6c_io.read_log: a log whose columns change midway is read by name (exit %d) %s", rc, io_out);
+    rc = io_sh("scripts/log-columns %s y E", p);
+    CHECK(rc == 0 && !strcmp(io_out, "2 -0.25\n4 -0.26\n6 -0.27\n"),
+          "scripts/log-columns: the same log by name (exit %d) %s", rc, io_out);
     rc = io_sh("%s scripts/plot_radii.py %s/nothing -o %s/x.png", py, dir, dir);
     CHECK(rc != 0, "a missing run folder fails with a message (exit %d)", rc);
     io_sh("rm -rf %s", dir);

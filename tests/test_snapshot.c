@@ -86,7 +86,7 @@ static void round_trip(const char *dir)
         CHECK(sorted, "bodies sorted by name 1..N");
         CHECK(bad == 0, "positions, velocities, masses bit-identical to the state predicted to t "
               "(%d values differ)", bad);
-        CHECK(sd.time == 0.25 && sd.rc == dg.rc && sd.rh == dg.rlagr[2] &&
+        CHECK(sd.time == 0.25 && sd.rc == dg.rc && sd.rh == dg.rlagr[LAGR_HALF] &&
               sd.rdens[0] == dg.xd[0] && sd.rdens[2] == dg.xd[2],
               "time, core radius, half-mass radius, density centre as measured");
         /* independent unit: G = 4.4985e-3 pc^3/(Msun Myr^2) (IAU) gives

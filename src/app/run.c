@@ -762,6 +762,14 @@ static int open_events(run_ctx *c, const char *from_dir, char *err, size_t errle
     return 0;
 }
 
+/* The physical units of the log's t_myr and M_msun columns (as the
+ * snapshots': the mass unit NZERO ZMBAR Msun stays when escapers leave). */
+static void log_units(run_ctx *c)
+{
+    c->lg.tstar = snapshot_tstar_myr(c->dk.rbar, c->dk.zmbar, c->s->nzero);
+    c->lg.munit = c->dk.zmbar * c->s->nzero;
+}
+
 /* Integrates, then finishes; the exit code. */
 static int run_ctx_go(run_ctx *c)
 {
@@ -827,7 +835,7 @@ static void start_warnings(const deck *dk, const diag *d0, char *header, size_t 
 {
     char w[3][512];
     int nw = 0;
-    const double rh = d0->rlagr[2];
+    const double rh = d0->rlagr[LAGR_HALF];
     if (dk->kz[14] > 0 && d0->rtide > 0.0 && d0->rtide < rh)
         snprintf(w[nw++], sizeof w[0], "warning: the tidal radius %.3g is inside the half-mass "
                  "radius %.3g (N-body units): most bodies start beyond it and escape within a few "
@@ -917,6 +925,7 @@ int run_deck(const deck *deck_in, const run_options *o)
         fprintf(stderr, "nbody6c: %s\n", err);
         return o->gpu.mode == GPUNB_REQUIRED ? EXIT_BAD_INPUT : EXIT_RUN_FAILURE;
     }
+    log_units(&c);
     char source[4200], header[4096];
     snprintf(source, sizeof source, "deck %s", strcmp(o->deck_path, "-") ? o->deck_path : "(standard input)");
     header_notes(dk, deck_in->zmbar, o, header, sizeof header);
@@ -1119,6 +1128,7 @@ int run_restart(const deck *rd, const run_options *o)
     c.d = rs.last;
     c.lg.walls.process0 = wall0;
     c.lg.walls.steps0 = s->tm.total;
+    log_units(&c);
     if (!(c.rs.etai0 > 0.0)) c.rs.etai0 = s->p.etai; /* a checkpoint from before KZ(17) */
     if (!(c.rs.etar0 > 0.0)) c.rs.etar0 = s->p.etar;
     s->led.exact = o->energy_audit;

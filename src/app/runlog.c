@@ -13,6 +13,53 @@
 #include "common/tuning.h"
 #include "common/version.h"
 
+/* Each column's width: its declared width, widened to hold its name and
+ * its unit in brackets. */
+static int column_width(int width, const char *name, const char *unit)
+{
+    int w = width, ln = (int)strlen(name), lu = (int)strlen(unit) + 2;
+    if (ln > w) w = ln;
+    if (lu > w) w = lu;
+    return w;
+}
+
+/* The names line (a '#' in the first column's first place) and the units
+ * line under it: readers take the names from the last line whose first
+ * word after the '#' is "t" and the second not "=" (notes begin "# t = "):
+ * scripts/nbody6c_io.py, scripts/log-columns. */
+void runlog_column_header(FILE *f)
+{
+    int first = 1;
+    fputc('#', f);
+#define HEAD_NAME(id, name, unit, width, fmt, what)                                              \
+    fprintf(f, first ? "%*s" : " %*s", column_width(width, name, unit) - first, name);            \
+    first = 0;
+    RUNLOG_COLUMNS(HEAD_NAME)
+#undef HEAD_NAME
+    fputs("\n#", f);
+    first = 1;
+    char u[64];
+#define HEAD_UNIT(id, name, unit, width, fmt, what)                                              \
+    snprintf(u, sizeof u, "[%s]", unit);                                                         \
+    fprintf(f, first ? "%*s" : " %*s", column_width(width, name, unit) - first, u);               \
+    first = 0;
+    RUNLOG_COLUMNS(HEAD_UNIT)
+#undef HEAD_UNIT
+    fputc('\n', f);
+}
+
+static void print_row(FILE *f, const runlog_row *row)
+{
+    int first = 1;
+#define ROW_VALUE(id, name, unit, width, fmt, what)                                              \
+    if (!first) fputc(' ', f);                                                                   \
+    fprintf(f, fmt, column_width(width, name, unit), row->id);                                   \
+    first = 0;
+    RUNLOG_COLUMNS(ROW_VALUE)
+#undef ROW_VALUE
+    fputc('\n', f);
+}
+
 int runlog_open(runlog *r, const char *dir, const sim *s, const char *source,
                 const char *notes, char *err, size_t errlen)
 {
@@ -25,9 +72,9 @@ int runlog_open(runlog *r, const char *dir, const sim *s, const char *source,
     }
     FILE *f = r->log;
     fprintf(f, "# nbody6c %s\n# %s\n", NBODY6C_VERSION, source);
-    fprintf(f, "# N %d  NNBMAX %d  NBMAX %d  ETAI %g  ETAR %g  RS0 %g  DTADJ %g  DELTAT %g  TCRIT %g  SMAX %g  KZ(40) %d\n",
+    fprintf(f, "# N %d  NNBMAX %d  NBMAX %d  ETAI %g  ETAR %g  RS0 %g  DTADJ %g  DELTAT %g  TCRIT %g  QE %g  SMAX %g  KZ(40) %d\n",
             s->n, s->p.nnbmax0, s->nbmax, s->p.etai, s->p.etar, s->p.rs0, s->p.dtadj,
-            s->p.deltat, s->p.tcrit, s->p.smax, s->p.kz40);
+            s->p.deltat, s->p.tcrit, s->p.qe, s->p.smax, s->p.kz40);
     fprintf(f, "# backends: gpunb %s, gpuirr %s, %d threads\n", gpunb_backend(s->nb),
             gpuirr_backend(s->irr), omp_get_max_threads());
     char tn[1024];
@@ -42,13 +89,7 @@ int runlog_open(runlog *r, const char *dir, const sim *s, const char *source,
             p += len + (e ? 1 : 0);
         }
     }
-    /* KS columns last (ks_form .. e_tide): tools that read the first columns keep working */
-    fprintf(f, "#%9s %13s %13s %13s %11s %11s %8s %9s %9s %5s %9s %9s %9s %9s %9s %7s %12s %11s %9s %9s %9s %9s %8s %8s %11s %6s %13s %11s %10s %10s %10s %10s %10s %6s %6s %10s %10s %7s %13s %10s\n",
-            "t", "E", "T", "W", "dE", "dE_cum", "Q", "r_dc", "rc", "nc", "rh", "r1%", "r10%",
-            "r50%", "r90%", "<nnb>", "steps_irr", "steps_reg", "wall", "wall_reg", "wall_irr", "wall_rest",
-            "ks_form", "ks_term", "ks_steps", "n_hard", "ebin", "e_tide",
-            "dE_rest", "dE_ksform", "dE_ksterm", "dE_kspend", "dE_tide", "ch_beg", "ch_end",
-            "dE_chain", "e_chain", "n_merge", "e_merge", "dE_merge");
+    runlog_column_header(f);
     fflush(f);
     return 0;
 }
@@ -57,6 +98,67 @@ double runlog_energy_scale(const diag *d)
 {
     double n = fmax(d->kin, fabs(d->etot));
     return n > 0.0 ? n : 1.0;
+}
+
+/* Every column's value at this check (norm: the check's max(T, |E|)). */
+static void fill_row(const runlog *r, const sim *s, const diag *d, const ledger_interval *li,
+                     double norm, runlog_row *row)
+{
+    ks_summary ks;
+    ks_summarise(s, &ks);
+    const double wall = s->tm.total;
+    row->t = d->t;
+    row->t_myr = d->t * r->tstar;
+    row->n = s->n;
+    row->mass = s->mtot;
+    row->mass_msun = s->mtot * r->munit;
+    row->mbound = d->mbound;
+    row->r_dc = sqrt(d->xd[0] * d->xd[0] + d->xd[1] * d->xd[1] + d->xd[2] * d->xd[2]);
+    row->rc = d->rc;
+    row->nc = d->nc;
+    row->rh = d->rlagr[LAGR_HALF];
+    row->r1 = d->rlagr[0];
+    row->r2 = d->rlagr[1];
+    row->r5 = d->rlagr[2];
+    row->r10 = d->rlagr[3];
+    row->r20 = d->rlagr[4];
+    row->r30 = d->rlagr[5];
+    row->r40 = d->rlagr[6];
+    row->r62 = d->rlagr[8];
+    row->r75 = d->rlagr[9];
+    row->r90 = d->rlagr[10];
+    row->sigma = d->sigma;
+    row->qvir = d->qvir;
+    row->e = d->etot;
+    row->kin = d->kin;
+    row->pot = d->pot;
+    row->de = r->de_last;
+    row->de_cum = (d->etot - r->e0) / norm;
+    row->nnb = d->nbmean;
+    row->steps_irr = (double)s->cnt.steps_irr;
+    row->steps_reg = (double)s->cnt.steps_reg;
+    row->wall = wall;
+    row->wall_reg = s->tm.regular;
+    row->wall_irr = s->tm.irregular;
+    row->wall_rest = wall - s->tm.regular - s->tm.irregular;
+    row->ks_form = (double)ks.formed;
+    row->ks_term = (double)ks.terminated;
+    row->ks_steps = (double)ks.steps;
+    row->n_hard = ks.hard;
+    row->ebin = ks.ebin_hard;
+    row->e_tide = ks_energy_booked(s);
+    row->de_rest = li->rest / norm;
+    row->de_ksform = li->ev[LED_KS_FORM] / norm;
+    row->de_ksterm = li->ev[LED_KS_TERM] / norm;
+    row->de_kspend = li->pending_change / norm;
+    row->de_tide = li->ev[LED_TIDE] / norm;
+    row->ch_beg = (double)ks.chains_started;
+    row->ch_end = (double)ks.chains_ended;
+    row->de_chain = (li->ev[LED_CHAIN_START] + li->ev[LED_CHAIN_END]) / norm;
+    row->e_chain = ks.chain_energy;
+    row->n_merge = ks.mergers;
+    row->e_merge = ks.emerge;
+    row->de_merge = (li->ev[LED_MERGE] + li->ev[LED_SPLIT]) / norm;
 }
 
 void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval *li, int first)
@@ -76,21 +178,10 @@ void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval 
         r->de_sum_abs += fabs(de / norm);
         r->eprev = e;
     }
-    double wall = s->tm.total, rest = wall - s->tm.regular - s->tm.irregular;
-    double rdc = sqrt(d->xd[0] * d->xd[0] + d->xd[1] * d->xd[1] + d->xd[2] * d->xd[2]);
-    ks_summary ks;
-    ks_summarise(s, &ks);
+    runlog_row row;
+    fill_row(r, s, d, li, norm, &row);
     if (r->row_as_comment) fputs("# repeated (KZ(2) = 2), this check failed: ", r->log);
-    fprintf(r->log, "%10.5f %13.10f %13.10f %13.10f %11.3e %11.3e %8.5f %9.3e %9.5f %5d %9.5f %9.5f %9.5f %9.5f %9.5f %7.2f %12lld %11lld %9.2f %9.2f %9.2f %9.2f %8lld %8lld %11lld %6d %13.6e %11.3e %10.2e %10.2e %10.2e %10.2e %10.2e %6lld %6lld %10.2e %10.3e %7d %13.6e %10.2e\n",
-            d->t, e, d->kin, d->pot, r->de_last, (e - r->e0) / norm, d->qvir, rdc, d->rc, d->nc,
-            d->rlagr[2], d->rlagr[0], d->rlagr[1], d->rlagr[2], d->rlagr[3], d->nbmean,
-            (long long)s->cnt.steps_irr, (long long)s->cnt.steps_reg, wall, s->tm.regular,
-            s->tm.irregular, rest, ks.formed, ks.terminated, ks.steps, ks.hard, ks.ebin_hard,
-            ks_energy_booked(s), li->rest / norm, li->ev[LED_KS_FORM] / norm,
-            li->ev[LED_KS_TERM] / norm, li->pending_change / norm, li->ev[LED_TIDE] / norm,
-            ks.chains_started, ks.chains_ended,
-            (li->ev[LED_CHAIN_START] + li->ev[LED_CHAIN_END]) / norm, ks.chain_energy,
-            ks.mergers, ks.emerge, (li->ev[LED_MERGE] + li->ev[LED_SPLIT]) / norm);
+    print_row(r->log, &row);
     /* a check above QE names the interval's largest events */
     if (!first && fabs(r->de_last) > s->p.qe && s->led.nitop > 0) {
         fprintf(r->log, "# |dE| %.3e > QE at t = %g; largest events of the interval:\n",
@@ -237,9 +328,13 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
     fprintf(f, "  \"de_sum_abs\": %.17g,\n", r->de_sum_abs);
     fprintf(f, "  \"virial_ratio\": %.17g,\n", d->qvir);
     fprintf(f, "  \"rc\": %.17g,\n", d->rc);
-    fprintf(f, "  \"rh\": %.17g,\n", d->rlagr[2]);
-    fprintf(f, "  \"lagrangian_radii\": {\"0.01\": %.10g, \"0.1\": %.10g, \"0.5\": %.10g, \"0.9\": %.10g},\n",
-            d->rlagr[0], d->rlagr[1], d->rlagr[2], d->rlagr[3]);
+    fprintf(f, "  \"rh\": %.17g,\n", d->rlagr[LAGR_HALF]);
+    fprintf(f, "  \"lagrangian_radii\": {");
+    for (int k = 0; k < NLAGR; k++)
+        fprintf(f, "%s\"%g\": %.10g", k ? ", " : "", lagr_fractions[k], d->rlagr[k]);
+    fprintf(f, "},\n");
+    fprintf(f, "  \"bound_mass\": %.17g,\n", d->mbound);
+    fprintf(f, "  \"sigma\": %.17g,\n", d->sigma);
     fprintf(f, "  \"steps_irregular\": %lld,\n", (long long)s->cnt.steps_irr);
     fprintf(f, "  \"steps_regular\": %lld,\n", (long long)s->cnt.steps_reg);
     fprintf(f, "  \"blocks\": %lld,\n", (long long)s->cnt.blocks);
@@ -341,18 +436,51 @@ void runlog_close(runlog *r)
 
 /* ---- restarts and early stops ---------------------------------------------- */
 
+/* Whether the last column names line of the log's first `bytes` is this
+ * version's (a log begun by another version may have other columns). */
+static int same_columns(FILE *f, long long bytes)
+{
+    char want[4096] = "", line[4096], last[4096] = "";
+    FILE *m = fmemopen(want, sizeof want, "w");
+    if (m) {
+        runlog_column_header(m);
+        fclose(m);
+    }
+    char *nl = strchr(want, '\n');
+    if (nl) nl[1] = '\0';
+    rewind(f);
+    long long at = 0;
+    while (at < bytes && fgets(line, sizeof line, f)) {
+        at += (long long)strlen(line);
+        char first[16] = "", second[16] = "";
+        if (line[0] == '#' && sscanf(line + 1, "%15s %15s", first, second) == 2 &&
+            strcmp(first, "t") == 0 && strcmp(second, "=") != 0) /* not a note "# t = ..." */
+            snprintf(last, sizeof last, "%s", line);
+    }
+    return strcmp(last, want) == 0;
+}
+
 int runlog_reopen(runlog *r, const char *dir, long long bytes)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/log.txt", dir);
     FILE *f = fopen(path, "r+");
     if (!f) return -1;
-    if (fseek(f, 0, SEEK_END) != 0 || ftell(f) < bytes || ftruncate(fileno(f), bytes) != 0 ||
-        fseek(f, 0, SEEK_END) != 0) {
+    if (fseek(f, 0, SEEK_END) != 0 || ftell(f) < bytes || ftruncate(fileno(f), bytes) != 0) {
+        fclose(f);
+        return -1;
+    }
+    const int same = same_columns(f, bytes);
+    if (fseek(f, 0, SEEK_END) != 0) {
         fclose(f);
         return -1;
     }
     r->log = f;
+    if (!same) {
+        /* the rows below take their columns from the names line below */
+        fputs("# the columns change here (this version's):\n", f);
+        runlog_column_header(f);
+    }
     return 0;
 }
 

@@ -11,7 +11,7 @@
 #include "reg/ks.h"
 #include "common/predict.h"
 
-const double lagr_fractions[NLAGR] = {0.01, 0.1, 0.5, 0.9};
+const double lagr_fractions[NLAGR] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.625, 0.75, 0.9};
 
 static double dot3(const double a[3], const double b[3])
 {
@@ -152,31 +152,90 @@ static void density_centre(sim *s, const vec3 *x, const vec3 *v, diag *d, int fi
     free(cand);
 }
 
-typedef struct { double r2, m; } rm;
+typedef struct { double r2, m; int i; } rm;
 static int cmp_rm(const void *a, const void *b)
 {
     double x = ((const rm *)a)->r2, y = ((const rm *)b)->r2;
     return (x > y) - (x < y);
 }
 
-static void lagrangian_radii(const sim *s, const vec3 *x, diag *d)
+/* The mass within r_J = (M_b / TIDAL(1))^(1/3): from the whole mass down
+ * to the fixed point (r_J shrinks with M_b, so the sequence falls). */
+static int jacobi_bound(const sim *s, const rm *r, const double *mcum, int nb)
+{
+    double mb = mcum[nb - 1];
+    int k = nb;
+    for (int it = 0; it < 200; it++) {
+        const double rj = tide_radius(&s->tide, mb);
+        while (k > 0 && r[k - 1].r2 > rj * rj) k--;
+        const double next = k > 0 ? mcum[k - 1] : 0.0;
+        if (next == mb) break;
+        mb = next;
+    }
+    return k; /* the first k bodies by radius are bound */
+}
+
+/* Bound mass and its velocity dispersion (diag's comment); r sorted by
+ * radius from the density centre, mcum its running mass. */
+static void bound_mass(const sim *s, const vec3 *v, const rm *r, const double *mcum, int nb,
+                       diag *d)
+{
+    unsigned char *bound = calloc((size_t)nb, 1);
+    double vm[3] = {0, 0, 0};
+    for (int k = 0; k < nb; k++)
+        for (int c = 0; c < 3; c++) vm[c] += r[k].m * v[r[k].i][c];
+    for (int c = 0; c < 3; c++) vm[c] /= mcum[nb - 1];
+    if (tide_on(&s->tide)) {
+        const int kb = jacobi_bound(s, r, mcum, nb);
+        for (int k = 0; k < kb; k++) bound[k] = 1;
+    } else {
+        /* phi(r_k) = -M(< r_k)/r_k - sum over the bodies outside of m/r */
+        double outer = 0.0;
+        for (int k = nb - 1; k >= 0; k--) {
+            const double rk = sqrt(r[k].r2);
+            const double phi = rk > 0.0 ? -(mcum[k] - r[k].m) / rk - outer : -INFINITY;
+            const double *vi = v[r[k].i];
+            const double dv[3] = {vi[0] - vm[0], vi[1] - vm[1], vi[2] - vm[2]};
+            bound[k] = 0.5 * dot3(dv, dv) + phi < 0.0;
+            if (rk > 0.0) outer += r[k].m / rk;
+        }
+    }
+    double mb = 0.0, mv[3] = {0, 0, 0}, mv2 = 0.0;
+    for (int k = 0; k < nb; k++) {
+        if (!bound[k]) continue;
+        const double *vi = v[r[k].i];
+        mb += r[k].m;
+        for (int c = 0; c < 3; c++) mv[c] += r[k].m * vi[c];
+        mv2 += r[k].m * dot3(vi, vi);
+    }
+    d->mbound = mb;
+    d->sigma = mb > 0.0 ? sqrt(fmax(mv2 / mb - dot3(mv, mv) / (mb * mb), 0.0)) : 0.0;
+    free(bound);
+}
+
+static void lagrangian_radii(const sim *s, const vec3 *x, const vec3 *v, diag *d)
 {
     int i0 = s->ifirst, nb = s->ntot - s->ifirst;
     rm *r = malloc(sizeof(rm) * nb);
+    double *mcum = malloc(sizeof(double) * nb);
     for (int k = 0; k < nb; k++) {
         int i = i0 + k;
         double dx[3] = {x[i][0] - s->xd[0], x[i][1] - s->xd[1], x[i][2] - s->xd[2]};
         r[k].r2 = dot3(dx, dx);
         r[k].m = s->m[i];
+        r[k].i = i;
     }
     qsort(r, nb, sizeof(rm), cmp_rm);
-    double mcum = 0.0;
+    double mc = 0.0;
     int f = 0;
-    for (int k = 0; k < nb && f < NLAGR; k++) {
-        mcum += r[k].m;
-        while (f < NLAGR && mcum >= lagr_fractions[f] * s->mtot) d->rlagr[f++] = sqrt(r[k].r2);
+    for (int k = 0; k < nb; k++) {
+        mc += r[k].m;
+        mcum[k] = mc;
+        while (f < NLAGR && mc >= lagr_fractions[f] * s->mtot) d->rlagr[f++] = sqrt(r[k].r2);
     }
     while (f < NLAGR) d->rlagr[f++] = sqrt(r[nb - 1].r2);
+    bound_mass(s, v, r, mcum, nb, d);
+    free(mcum);
     free(r);
 }
 
@@ -203,7 +262,7 @@ void checks_measure(sim *s, diag *d, int first)
     d->t = s->time;
     energies(s, x, v, d);
     density_centre(s, x, v, d, first);
-    lagrangian_radii(s, x, d);
+    lagrangian_radii(s, x, v, d);
     long sum = 0;
     for (int i = s->ifirst; i < s->ntot; i++) sum += s->nnb[i];
     d->nbmean = (double)sum / (s->ntot - s->ifirst);

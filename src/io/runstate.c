@@ -1,4 +1,6 @@
 /* runstate.c — the run state's checkpoint section (runstate.h). */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include "io/runstate.h"
 
@@ -24,6 +26,9 @@ void runstate_save(wbuf *w, const run_state *rs)
     wb_i64(w, rs->qe_repeats);
     wb_f64(w, rs->etai0);
     wb_f64(w, rs->etar0);
+    /* the bound mass and its dispersion: files without them read as NaN */
+    wb_f64(w, rs->last.mbound);
+    wb_f64(w, rs->last.sigma);
 }
 
 int runstate_load(rbuf *r, run_state *rs)
@@ -36,8 +41,12 @@ int runstate_load(rbuf *r, run_state *rs)
     RUN_INTS(R_RINT)
     DIAG_REALS(R_DREAL)
     rs->last.nc = (int)rb_i64(r);
-    if (rb_u32(r) != NLAGR) return -1;
-    for (int k = 0; k < NLAGR; k++) rs->last.rlagr[k] = rb_f64(r);
+    const uint32_t nlagr = rb_u32(r);
+    /* files of the four fractions 1, 10, 50, 90 % before NBODY6's eleven */
+    static const int old_at[4] = {0, 3, LAGR_HALF, 10};
+    if (nlagr != NLAGR && nlagr != 4) return -1;
+    for (int k = 0; k < NLAGR; k++) rs->last.rlagr[k] = NAN;
+    for (uint32_t k = 0; k < nlagr; k++) rs->last.rlagr[nlagr == NLAGR ? (int)k : old_at[k]] = rb_f64(r);
     if (!r->bad && r->len - r->pos >= 32) {
         rs->echeck = rb_f64(r);
         rs->qe_repeats = rb_i64(r);
@@ -45,6 +54,11 @@ int runstate_load(rbuf *r, run_state *rs)
         rs->etar0 = rb_f64(r);
     } else {
         rs->echeck = rs->last.etot;
+    }
+    rs->last.mbound = rs->last.sigma = NAN;
+    if (!r->bad && r->len - r->pos >= 16) {
+        rs->last.mbound = rb_f64(r);
+        rs->last.sigma = rb_f64(r);
     }
     return r->bad ? -1 : 0;
 }

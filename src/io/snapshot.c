@@ -255,12 +255,16 @@ static int write_attributes(hid_t g, const sim *s, const deck *dk, const diag *d
     rc |= attr_d(g, "ZMBAR", dk->zmbar);
     rc |= attr_write(g, "RDENS", H5T_NATIVE_DOUBLE, 1, 3, xd);
     rc |= attr_d(g, "RC", d ? d->rc : s->rc);
-    rc |= attr_d(g, "RH", d ? d->rlagr[2] : NAN);
+    rc |= attr_d(g, "RH", d ? d->rlagr[LAGR_HALF] : NAN);
     rc |= attr_d(g, "ETOT", d ? d->etot : NAN);
     rc |= attr_d(g, "EKIN", d ? d->kin : NAN);
     rc |= attr_d(g, "EPOT", d ? d->pot : NAN);
     rc |= attr_d(g, "QVIR", d ? d->qvir : NAN);
-    rc |= attr_write(g, "RLAGR", H5T_NATIVE_DOUBLE, 1, NLAGR, d ? d->rlagr : (double[NLAGR]){NAN, NAN, NAN, NAN});
+    rc |= attr_d(g, "MBOUND", d ? d->mbound : NAN);
+    rc |= attr_d(g, "SIGMA", d ? d->sigma : NAN);
+    double none[NLAGR];
+    for (int k = 0; k < NLAGR; k++) none[k] = NAN;
+    rc |= attr_write(g, "RLAGR", H5T_NATIVE_DOUBLE, 1, NLAGR, d ? d->rlagr : none);
     rc |= attr_write(g, "RLAGR_FRACTIONS", H5T_NATIVE_DOUBLE, 1, NLAGR, lagr_fractions);
     /* deck parameters (the values the run uses now: restarts may change some) */
     rc |= attr_d(g, "ETAI", s->p.etai);
