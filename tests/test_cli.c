@@ -169,6 +169,21 @@ static void first_user(const char *dir, const char *deck)
           "a restart into a new --out: its log has the first run's lines from t = 0 and names the "
           "checkpoint it restarted from (exit %d)", rc);
 
+    /* a restart by a version whose columns differ: the names again where they change */
+    snprintf(cmd, sizeof cmd, "cp -r %s/run %s/oldcols && sed -i 's/ dE_cum / dE_cux /' %s/oldcols/log.txt && "
+             "%s --quiet --gpu=off --out %s/newcols --restart %s/oldcols/checkpoint.bin %s && "
+             "scripts/log-columns %s/newcols/log.txt t dE_cux dE_cum | awk '$1 == 0.5 || $1 == 1'",
+             dir, dir, dir, NBODY6C_BIN, dir, dir, d2, dir);
+    rc = sh(cmd);
+    char a5[32] = "", b5[32] = "", a1[32] = "", b1[32] = "";
+    int parsed = sscanf(out, "0.50000 %31s %31s 1.00000 %31s %31s", a5, b5, a1, b1) == 4;
+    snprintf(cmd, sizeof cmd, "%s/newcols/log.txt", dir);
+    log = slurp(cmd);
+    CHECK(rc == 0 && count_of(log, "# the columns change here") == 1 && parsed && strcmp(a5, "nan") &&
+              !strcmp(b5, "nan") && !strcmp(a1, "nan") && strcmp(b1, "nan"),
+          "a restart whose log has other column names writes this version's again; each row is read by the names "
+          "above it (exit %d): %.300s", rc, out);
+
     /* item 5: missing parents of --out are created; a deck that is a folder */
     snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --out %s/a/b/c %s", NBODY6C_BIN, dir, deck);
     rc = sh(cmd);
