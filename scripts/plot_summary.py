@@ -63,7 +63,7 @@ def main():
     m.legend(fontsize=7)
 
     b = ax[1, 0]
-    for col, lab in (('n_bin', 'bound pairs'), ('n_hardbin', 'hard pairs'), ('n_hard', 'hard KS pairs')):
+    for col, lab in (('n_bin', 'bound pairs'), ('n_bin_hard', 'hard pairs'), ('n_hard', 'hard KS pairs')):
         if col in log:
             b.plot(t, log[col], '-', label=lab)
     b.set_ylabel('binaries')

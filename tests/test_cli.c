@@ -113,6 +113,9 @@ static void first_user(const char *dir, const char *deck)
     CHECK(rc == 0 && count_of(out, "KZ(4) = 2: binary diagnostics") == 1 && !strchr(out, '\r'),
           "a diagnostics-only option is noted once on stderr, and a redirected progress line has no "
           "carriage return (exit %d): %s", rc, out);
+    CHECK(strstr(out, "KZ(4) = 2: binary diagnostics — NBODY6's own files are not written") &&
+              strstr(out, "written whatever KZ(4): binaries.txt at every output"),
+          "KZ(4): the note says what is written in NBODY6's files' place: %.300s", out);
     snprintf(cmd, sizeof cmd, "%s/log.txt", run);
     const char *log = slurp(cmd);
     CHECK(strstr(log, "# KZ(4) = 2: binary diagnostics") && strstr(log, "# initial conditions: Plummer "

@@ -444,6 +444,63 @@ static void test_quad_split(void)
           fabs(o.de), fabs(chain.de));
 }
 
+/* The program as users run it: test_split's encounter from a KZ(22) = 3
+ * file; every merge and split is a line of log.txt, and with KZ(18) = 1
+ * also on stderr. */
+static void test_events_in_log(void)
+{
+    char dir[] = "/tmp/nbody6c-merge-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0, "temporary folder");
+        return;
+    }
+    double m[NMAX], x[NMAX][3], v[NMAX][3];
+    triple(0.02, 0.2, m, x, v);
+    m[3] = 0.3;
+    x[3][0] = 0.02; x[3][1] = -0.6; x[3][2] = 0.005;
+    v[3][0] = 0.0; v[3][1] = 2.0; v[3][2] = 0.0;
+    int n = add_field_ring(4, NFIELD, m, x, v);
+    char path[600], cmd[2048], out[8192];
+    snprintf(path, sizeof path, "%s/bodies.txt", dir);
+    FILE *f = fopen(path, "w");
+    for (int i = 0; f && i < n; i++)
+        fprintf(f, "%.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", m[i], x[i][0], x[i][1], x[i][2], v[i][0],
+                v[i][1], v[i][2]);
+    if (f) fclose(f);
+    for (int kz18 = 0; kz18 <= 1; kz18++) {
+        snprintf(path, sizeof path, "%s/m%d.deck", dir, kz18);
+        f = fopen(path, "w");
+        if (f) {
+            fprintf(f, "1 100.0\n%d 1 0 1 %d 1\n0.005 0.01 100.0 0.125 0.125 0.625 1.0E-03 1.0 1.0\n"
+                       "0 0 0 0 0 0 0 0 0 0\n0 0 0 0 1 0 0 %d 0 0\n0 3 0 0 0 0 0 0 0 1\n"
+                       "0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n1.0E-03 0.01 0.1 1.0 1.0E-06 0.001\n"
+                       "1.0 1.0 1.0 0 0 0.002 0.0 5.0\n0.5 0.0 0.0 0.0 0.125\n", n, n - 1, kz18);
+            fclose(f);
+        }
+        snprintf(cmd, sizeof cmd, "%s --quiet --gpu=off --snapshots off --out %s/run%d --ic %s/bodies.txt %s 2>&1",
+                 NBODY6C_BIN, dir, kz18, dir, path);
+        FILE *p = popen(cmd, "r");
+        size_t got = p ? fread(out, 1, sizeof out - 1, p) : 0;
+        out[got] = '\0';
+        int rc = p ? pclose(p) : -1;
+        snprintf(path, sizeof path, "%s/run%d/log.txt", dir, kz18);
+        char log[1 << 16] = "";
+        f = fopen(path, "r");
+        if (f) {
+            log[fread(log, 1, sizeof log - 1, f)] = '\0';
+            fclose(f);
+        }
+        const int in_log = strstr(log, "\n# t = ") && strstr(log, "merged hierarchy: inner 1-2") &&
+                           strstr(log, "split hierarchy: inner 1-2");
+        const int on_stderr = strstr(out, "merged hierarchy") != NULL;
+        CHECK(rc == 0 && in_log && on_stderr == kz18,
+              "KZ(18) = %d: the merger and the split are lines of log.txt%s (exit %d; stderr: %.200s)", kz18,
+              kz18 ? " and of stderr" : ", not of stderr", rc, out);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    (void)!system(cmd);
+}
+
 static void test_checkpoint(void)
 {
     checkpoint_case(0);
@@ -476,6 +533,7 @@ int main(void)
         test_quad_stable();
         return check_done();
     }
+    test_events_in_log();
     test_checkpoint();
     test_unstable();
     test_split();

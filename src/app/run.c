@@ -28,6 +28,7 @@
 #include "app/team.h"
 #include "io/checkpoint.h"
 #include "app/runctl.h"
+#include "io/binlist.h"
 #include "io/snapshot.h"
 #include "common/version.h"
 #ifdef HAVE_CUDA
@@ -241,6 +242,37 @@ static int write_snapshot(run_ctx *c, int64_t index, char *err, size_t errlen)
     return 0;
 }
 
+/* Events of the run (sim_event: mergers, splits) as "# " lines of
+ * log.txt, and on stderr when echoed. */
+static void log_event(void *ctx, const char *line, int echo)
+{
+    run_ctx *c = ctx;
+    runlog_note(&c->lg, "%s", line);
+    if (echo) {
+        runlog_progress_break();
+        fprintf(stderr, "nbody6c: %s\n", line);
+    }
+}
+
+static void listen_to(run_ctx *c)
+{
+    c->s->event_sink = log_event;
+    c->s->event_ctx = c;
+}
+
+/* binaries.txt at every output (io/binlist.h). */
+static int write_binaries(run_ctx *c, char *err, size_t errlen)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/binaries.txt", c->dir);
+    const binlist_units u = {c->lg.tstar, c->lg.munit, c->dk.rbar};
+    if (binlist_append(path, c->s, &u, c->d.xd, err, errlen)) {
+        runlog_note(&c->lg, "binary list failed: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
 static double checkpoint_interval_s(const run_options *o)
 {
     double min = o->checkpoint_every == 0.0 ? 60.0 : o->checkpoint_every;
@@ -416,6 +448,7 @@ static int repeat_interval(run_ctx *c, double de, char *err, size_t errlen)
     if (!s) return -1;
     run_end(c->s);
     c->s = s;
+    listen_to(c);
     c->dk = saved;
     c->rs = rs;
     c->d = rs.last;
@@ -582,8 +615,8 @@ static int integrate(run_ctx *c, char *err, size_t errlen)
             rs->tcheck = next_multiple(tstop, s->p.dtadj);
             if (c->o->checkpoint_at_dtadj) ckpt = "energy check";
         }
-        int snap = 0;
-        if (tstop == rs->tout) {
+        int snap = 0, output = tstop == rs->tout;
+        if (output) {
             s->rsmin = INFINITY;
             for (int i = s->ifirst; i < s->ntot; i++) s->rsmin = fmin(s->rsmin, s->rs[i]);
             rs->tout = next_multiple(tstop, s->p.deltat);
@@ -611,6 +644,7 @@ static int integrate(run_ctx *c, char *err, size_t errlen)
         }
         if (is_check && c->dk.kz[23] >= 1 && remove_escapers(c, err, errlen)) return -1;
         runlog_progress(&c->lg, s, &c->d);
+        if (output && write_binaries(c, err, errlen)) return -1;
         if (snap && write_snapshot(c, rs->nsnap + 1, err, errlen)) return -1;
         if (c->dk.ncrit > 0 && s->n < c->dk.ncrit) {
             c->stop = STOP_NCRIT;
@@ -926,6 +960,7 @@ int run_deck(const deck *deck_in, const run_options *o)
         return o->gpu.mode == GPUNB_REQUIRED ? EXIT_BAD_INPUT : EXIT_RUN_FAILURE;
     }
     log_units(&c);
+    listen_to(&c);
     char source[4200], header[4096];
     snprintf(source, sizeof source, "deck %s", strcmp(o->deck_path, "-") ? o->deck_path : "(standard input)");
     header_notes(dk, deck_in->zmbar, o, header, sizeof header);
@@ -941,7 +976,7 @@ int run_deck(const deck *deck_in, const run_options *o)
         c.rs.tcheck = next_multiple(0.0, c.s->p.dtadj);
         c.rs.tout = next_multiple(0.0, c.s->p.deltat);
         /* KZ(2) = 2 repeats a failed interval from the last good check: t = 0 is one */
-        if (write_snapshot(&c, 0, err, sizeof err) == 0 &&
+        if (write_binaries(&c, err, sizeof err) == 0 && write_snapshot(&c, 0, err, sizeof err) == 0 &&
             (dk->kz[2] < 2 || write_checkpoint(&c, "start, KZ(2) = 2", err, sizeof err) == 0))
             return run_ctx_go(&c);
     }
@@ -1129,6 +1164,7 @@ int run_restart(const deck *rd, const run_options *o)
     c.lg.walls.process0 = wall0;
     c.lg.walls.steps0 = s->tm.total;
     log_units(&c);
+    listen_to(&c);
     if (!(c.rs.etai0 > 0.0)) c.rs.etai0 = s->p.etai; /* a checkpoint from before KZ(17) */
     if (!(c.rs.etar0 > 0.0)) c.rs.etar0 = s->p.etar;
     s->led.exact = o->energy_audit;

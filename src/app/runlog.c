@@ -129,6 +129,8 @@ static void fill_row(const runlog *r, const sim *s, const diag *d, const ledger_
     row->r90 = d->rlagr[10];
     row->sigma = d->sigma;
     row->qvir = d->qvir;
+    row->n_bin = d->nbin;
+    row->n_bin_hard = d->nbin_hard;
     row->e = d->etot;
     row->kin = d->kin;
     row->pot = d->pot;
@@ -335,6 +337,7 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
     fprintf(f, "},\n");
     fprintf(f, "  \"bound_mass\": %.17g,\n", d->mbound);
     fprintf(f, "  \"sigma\": %.17g,\n", d->sigma);
+    fprintf(f, "  \"binaries\": %d,\n  \"binaries_hard\": %d,\n", d->nbin, d->nbin_hard);
     fprintf(f, "  \"steps_irregular\": %lld,\n", (long long)s->cnt.steps_irr);
     fprintf(f, "  \"steps_regular\": %lld,\n", (long long)s->cnt.steps_reg);
     fprintf(f, "  \"blocks\": %lld,\n", (long long)s->cnt.blocks);

@@ -21,9 +21,10 @@ typedef struct run_walls {
  * One line declares a column: its header name, unit (printed in the units
  * line under the names; "-" for counts and ratios), field width and printf
  * format (taking the width, then the value as a double).  runlog.c's
- * fill_row gives each id its value at a check; README's table says what
- * each means.  New columns go at the end, so that a restarted run's earlier
- * rows keep their places. */
+ * fill_row gives each id its value at a check; README's tables say what
+ * each means (tests/test_cli.c checks that they name every column).  A
+ * column may go anywhere: a restart whose log has other columns writes the
+ * names again, and readers take each row by the names above it. */
 #define RUNLOG_COLUMNS(X)                                                                        \
     X(t, "t", "N-body", 10, "%*.5f", "time")                                                     \
     X(t_myr, "t_myr", "Myr", 11, "%*.4f", "time, t TSTAR")                                       \
@@ -47,6 +48,8 @@ typedef struct run_walls {
     X(r90, "r90%", "N-body", 9, "%*.5f", "90 %")                                                 \
     X(sigma, "sigma", "N-body", 9, "%*.5f", "3-D velocity dispersion of the bound mass")         \
     X(qvir, "Q", "-", 8, "%*.5f", "virial ratio T/|W|")                                          \
+    X(n_bin, "n_bin", "-", 7, "%*.0f", "binaries: bound pairs of stars (binaries.txt)")          \
+    X(n_bin_hard, "n_bin_hard", "-", 10, "%*.0f", "hard ones among them")                        \
     X(e, "E", "N-body", 14, "%*.10f", "total energy")                                            \
     X(kin, "T", "N-body", 14, "%*.10f", "kinetic energy")                                        \
     X(pot, "W", "N-body", 14, "%*.10f", "potential energy")                                      \

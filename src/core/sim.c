@@ -1,5 +1,6 @@
 /* sim.c — allocation of a run's state. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,4 +135,17 @@ void sim_predict_all(const sim *s, vec3 *x, vec3 *v)
 {
 #pragma omp parallel for schedule(static)
     for (int i = s->ifirst; i < s->ntot; i++) sim_predict_one(s, i, s->time, x[i], v[i]);
+}
+
+void sim_event(const sim *s, int echo, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (s->event_sink)
+        s->event_sink(s->event_ctx, line, echo);
+    else if (echo)
+        fprintf(stderr, "nbody6c: %s\n", line);
 }

@@ -163,7 +163,18 @@ typedef struct sim {
     /* where the energy goes (ledger.h): events recorded by the modules that
      * make them, intervals closed by run.c at every energy check */
     ledger led;
+
+    /* events a user reads about (mergers and splits of hierarchies):
+     * sim_event hands each line to the sink the run set (log.txt; echo: on
+     * stderr too), or without one prints the echoed lines on stderr.  Not in
+     * checkpoints: whoever makes or reloads a sim sets it. */
+    void (*event_sink)(void *ctx, const char *line, int echo);
+    void *event_ctx;
 } sim;
+
+/* One event line (no newline) for the sink, or stderr when echo and no
+ * sink is set. */
+void sim_event(const sim *s, int echo, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Allocates a run for n bodies (masses, positions, velocities copied) with
  * the parameters p (p->nbmax: the list capacity) and the tidal field td

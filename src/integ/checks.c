@@ -239,6 +239,17 @@ static void lagrangian_radii(const sim *s, const vec3 *x, const vec3 *v, diag *d
     free(r);
 }
 
+static void binary_counts(sim *s, diag *d)
+{
+    ks_binary *b;
+    const int n = ks_binaries(s, &b);
+    const double ebh = ks_hard_energy(s);
+    d->nbin = n > 0 ? n : 0;
+    d->nbin_hard = 0;
+    for (int k = 0; k < n; k++) d->nbin_hard += b[k].eb < ebh;
+    free(b);
+}
+
 double checks_energy(sim *s)
 {
     vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
@@ -268,6 +279,7 @@ void checks_measure(sim *s, diag *d, int first)
     d->nbmean = (double)sum / (s->ntot - s->ifirst);
     free(x);
     free(v);
+    binary_counts(s, d);
     s->ptm.checks += omp_get_wtime() - w0;
     s->ptm.nchecks++;
 }

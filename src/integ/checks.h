@@ -1,8 +1,8 @@
 /* checks.h — what a run measures at every energy check (DTADJ) and output
  * (DELTAT): energies, virial ratio, density centre and core radius
  * (Casertano & Hut as NBODY6's core.f), Lagrangian radii at NBODY6's mass
- * fractions (lagr.f), the bound mass and its velocity dispersion, mean list
- * size. */
+ * fractions (lagr.f), the bound mass and its velocity dispersion, the
+ * binaries (every bound pair, hard ones), mean list size. */
 #ifndef NBODY6C_CHECKS_H
 #define NBODY6C_CHECKS_H
 
@@ -29,6 +29,9 @@ typedef struct diag {
      * mass about the density centre.  sigma: the mass-weighted 3-D rms
      * velocity of the bound bodies about their mean velocity. */
     double mbound, sigma;
+    /* Binaries: every bound pair of stars (ks_binaries), and the hard ones
+     * among them (binding energy below ks_hard_energy). */
+    int nbin, nbin_hard;
 } diag;
 
 

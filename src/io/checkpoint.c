@@ -3,7 +3,6 @@
  * covers exactly what is written; decoding verifies the whole file before it
  * reads a single field, then checks every size and index it reads. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

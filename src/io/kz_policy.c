@@ -24,7 +24,13 @@ typedef struct kz_info {
     const char *meaning; /* NBODY6's meaning (DECK.md) */
     kz_class cls;
     const char *why_not_active; /* for options accepted but not active: the planned part */
+    const char *instead; /* diagnostics-only: what nbody6c writes in their place (NULL: nothing) */
 } kz_info;
+
+/* The binary list that stands in for NBODY6's binary output (KZ(4), 6, 9). */
+#define BINARY_LIST "binaries.txt at every output (every bound pair, KS or not, as NBODY6's " \
+                    "bdat.9), the snapshots' BIN_* table, log.txt's n_bin and n_bin_hard"
+
 
 static const kz_info KZ_INFO[DECK_NKZ + 1] = {
     [0] = {"(none)", CLASS_REFUSED, NULL},
@@ -32,16 +38,17 @@ static const kz_info KZ_INFO[DECK_NKZ + 1] = {
     [2] = {"save at output (2: restart automatically when the energy error exceeds 5 QE)",
            CLASS_VALUES, "automatic restart on a large energy error"},
     [3] = {"basic data file every NFIX outputs", CLASS_VALUES, NULL},
-    [4] = {"binary diagnostics", CLASS_DIAGNOSTIC, NULL},
+    [4] = {"binary diagnostics", CLASS_DIAGNOSTIC, NULL, BINARY_LIST},
     [5] = {"initial model (0 uniform sphere, 1 Plummer, 2 two Plummers, 3 perturber + disk, "
            "4 massive binary, 5 Jaffe)",
            CLASS_VALUES, NULL},
-    [6] = {"binaries/bodies at output", CLASS_DIAGNOSTIC, NULL},
+    [6] = {"binaries/bodies at output", CLASS_DIAGNOSTIC, NULL,
+           BINARY_LIST "; every body in the snapshots"},
     [7] = {"Lagrangian radii", CLASS_VALUES, NULL},
     [8] = {"primordial binaries (1, >= 3: binpop.f; 4: Kroupa 1995 periods; 2: pairs from the "
            "input)",
            CLASS_VALUES, NULL},
-    [9] = {"binary output files", CLASS_DIAGNOSTIC, NULL},
+    [9] = {"binary output files", CLASS_DIAGNOSTIC, NULL, BINARY_LIST},
     [10] = {"KS diagnostics", CLASS_DIAGNOSTIC, NULL},
     [11] = {"chain + post-Newtonian / initial black holes", CLASS_REFUSED, NULL},
     [12] = {"HR diagnostics", CLASS_DIAGNOSTIC, NULL},
@@ -235,8 +242,11 @@ static void append_note(deck *d, const char *text)
 static void note_option(deck *d, int k, int v, kz_status st)
 {
     const kz_info *in = &KZ_INFO[k];
-    char line[256];
-    if (st == KZ_NOT_ACTIVE_YET)
+    char line[512];
+    if (st == KZ_DIAGNOSTICS_ONLY && in->instead)
+        snprintf(line, sizeof line, "KZ(%d) = %d: %s — NBODY6's own files are not written (run goes "
+                 "on); written whatever KZ(%d): %s", k, v, in->meaning, k, in->instead);
+    else if (st == KZ_NOT_ACTIVE_YET)
         snprintf(line, sizeof line, "KZ(%d) = %d: %s — accepted, not active yet (%s)", k, v,
                  in->meaning, in->why_not_active);
     else if (st == KZ_DIAGNOSTICS_ONLY)

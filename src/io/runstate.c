@@ -26,9 +26,12 @@ void runstate_save(wbuf *w, const run_state *rs)
     wb_i64(w, rs->qe_repeats);
     wb_f64(w, rs->etai0);
     wb_f64(w, rs->etar0);
-    /* the bound mass and its dispersion: files without them read as NaN */
+    /* the bound mass, its dispersion and the binaries: files without them
+     * read as NaN and none */
     wb_f64(w, rs->last.mbound);
     wb_f64(w, rs->last.sigma);
+    wb_i64(w, rs->last.nbin);
+    wb_i64(w, rs->last.nbin_hard);
 }
 
 int runstate_load(rbuf *r, run_state *rs)
@@ -56,9 +59,11 @@ int runstate_load(rbuf *r, run_state *rs)
         rs->echeck = rs->last.etot;
     }
     rs->last.mbound = rs->last.sigma = NAN;
-    if (!r->bad && r->len - r->pos >= 16) {
+    if (!r->bad && r->len - r->pos >= 32) {
         rs->last.mbound = rb_f64(r);
         rs->last.sigma = rb_f64(r);
+        rs->last.nbin = (int)rb_i64(r);
+        rs->last.nbin_hard = (int)rb_i64(r);
     }
     return r->bad ? -1 : 0;
 }

@@ -23,6 +23,8 @@ void snapshot_data_free(snapshot_data *sd)
     free(sd->x); free(sd->v); free(sd->m); free(sd->name);
     free(sd->ks_name1); free(sd->ks_name2); free(sd->ks_xcm); free(sd->ks_vcm);
     free(sd->ks_a); free(sd->ks_ecc);
+    free(sd->bin_name1); free(sd->bin_name2); free(sd->bin_kind); free(sd->bin_m1); free(sd->bin_m2);
+    free(sd->bin_a); free(sd->bin_ecc); free(sd->bin_eb);
     memset(sd, 0, sizeof *sd);
 }
 
@@ -132,6 +134,41 @@ static int read_pairs(hid_t g, snapshot_data *sd, char *err, size_t errlen)
                ? -1 : 0;
 }
 
+/* The binary list; a file written before it had none (NBIN absent). */
+static int read_binaries(hid_t g, snapshot_data *sd, char *err, size_t errlen)
+{
+    long long nb = 0;
+    if (read_attr(g, "NBIN", H5T_NATIVE_LLONG, &nb) || nb <= 0) return 0;
+    if (nb > sd->n) {
+        snprintf(err, errlen, "NBIN %lld is more than the N = %d bodies allow", nb, sd->n);
+        return -1;
+    }
+    int n = (int)nb;
+    sd->nbin = n;
+    sd->bin_name1 = malloc(sizeof(int) * n);
+    sd->bin_name2 = malloc(sizeof(int) * n);
+    sd->bin_kind = malloc(sizeof(int) * n);
+    sd->bin_m1 = malloc(sizeof(double) * n);
+    sd->bin_m2 = malloc(sizeof(double) * n);
+    sd->bin_a = malloc(sizeof(double) * n);
+    sd->bin_ecc = malloc(sizeof(double) * n);
+    sd->bin_eb = malloc(sizeof(double) * n);
+    if (!sd->bin_name1 || !sd->bin_name2 || !sd->bin_kind || !sd->bin_m1 || !sd->bin_m2 || !sd->bin_a ||
+        !sd->bin_ecc || !sd->bin_eb) {
+        snprintf(err, errlen, "out of memory for %d binaries", n);
+        return -1;
+    }
+    return read_dset(g, "BIN_NAM1", H5T_NATIVE_INT, n, 1, sd->bin_name1, err, errlen) ||
+           read_dset(g, "BIN_NAM2", H5T_NATIVE_INT, n, 1, sd->bin_name2, err, errlen) ||
+           read_dset(g, "BIN_KIND", H5T_NATIVE_INT, n, 1, sd->bin_kind, err, errlen) ||
+           read_dset(g, "BIN_M1", H5T_NATIVE_DOUBLE, n, 1, sd->bin_m1, err, errlen) ||
+           read_dset(g, "BIN_M2", H5T_NATIVE_DOUBLE, n, 1, sd->bin_m2, err, errlen) ||
+           read_dset(g, "BIN_A", H5T_NATIVE_DOUBLE, n, 1, sd->bin_a, err, errlen) ||
+           read_dset(g, "BIN_ECC", H5T_NATIVE_DOUBLE, n, 1, sd->bin_ecc, err, errlen) ||
+           read_dset(g, "BIN_EB", H5T_NATIVE_DOUBLE, n, 1, sd->bin_eb, err, errlen)
+               ? -1 : 0;
+}
+
 int snapshot_read(const char *path, snapshot_data *sd, char *err, size_t errlen)
 {
     memset(sd, 0, sizeof *sd);
@@ -176,7 +213,9 @@ int snapshot_read(const char *path, snapshot_data *sd, char *err, size_t errlen)
     read_attr(g, "RDENS", H5T_NATIVE_DOUBLE, sd->rdens);
     read_attr(g, "RC", H5T_NATIVE_DOUBLE, &sd->rc);
     read_attr(g, "RH", H5T_NATIVE_DOUBLE, &sd->rh);
-    if (read_bodies(g, sd, why, sizeof why) || read_pairs(g, sd, why, sizeof why)) goto out;
+    if (read_bodies(g, sd, why, sizeof why) || read_pairs(g, sd, why, sizeof why) ||
+        read_binaries(g, sd, why, sizeof why))
+        goto out;
     rc = 0;
 out:
     if (g >= 0) H5Gclose(g);

@@ -335,6 +335,52 @@ static int write_stars(hid_t g, const sim *s, const bodies *b)
     return rc;
 }
 
+/* The binary list (reg/ks_binaries.c): every bound pair of stars, N-body
+ * units; NBIN (attribute) rows, none when there are no binaries. */
+static int write_binaries(hid_t g, const sim *s)
+{
+    ks_binary *b;
+    const int nb = ks_binaries((sim *)s, &b); /* predicts; reads the pairs only */
+    if (nb < 0) return -1;
+    const size_t n = (size_t)(nb > 0 ? nb : 1);
+    int *n1 = malloc(sizeof(int) * n), *n2 = malloc(sizeof(int) * n), *kind = malloc(sizeof(int) * n);
+    double *m1 = malloc(sizeof(double) * n), *m2 = malloc(sizeof(double) * n);
+    double *a = malloc(sizeof(double) * n), *e = malloc(sizeof(double) * n);
+    double *eb = malloc(sizeof(double) * n), *per = malloc(sizeof(double) * n);
+    double(*xc)[3] = malloc(sizeof(double[3]) * n);
+    int rc = -1;
+    if (!n1 || !n2 || !kind || !m1 || !m2 || !a || !e || !eb || !per || !xc) goto out;
+    for (int k = 0; k < nb; k++) {
+        n1[k] = b[k].name1;
+        n2[k] = b[k].name2;
+        kind[k] = b[k].kind;
+        m1[k] = b[k].m1;
+        m2[k] = b[k].m2;
+        a[k] = b[k].a;
+        e[k] = b[k].e;
+        eb[k] = b[k].eb;
+        per[k] = 2.0 * M_PI * sqrt(b[k].a * b[k].a * b[k].a / (b[k].m1 + b[k].m2));
+        memcpy(xc[k], b[k].xcm, sizeof xc[k]);
+    }
+    rc = attr_i(g, "NBIN", nb) ||
+         dset(g, "BIN_NAM1", H5T_NATIVE_INT, H5T_STD_I32LE, 1, nb, n1, "name") ||
+         dset(g, "BIN_NAM2", H5T_NATIVE_INT, H5T_STD_I32LE, 1, nb, n2, "name") ||
+         dset(g, "BIN_M1", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, m1, "N-body mass") ||
+         dset(g, "BIN_M2", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, m2, "N-body mass") ||
+         dset(g, "BIN_A", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, a, "N-body length") ||
+         dset(g, "BIN_ECC", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, e, "1") ||
+         dset(g, "BIN_P", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, per, "N-body time") ||
+         dset(g, "BIN_EB", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, eb, "N-body energy (-m1 m2 / 2a)") ||
+         dset(g, "BIN_XCM", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 3, nb, xc, "N-body length") ||
+         dset(g, "BIN_KIND", H5T_NATIVE_INT, H5T_STD_I32LE, 1, nb, kind,
+              "0 KS pair, 1 not regularised, 2 merged hierarchy's inner pair, 3 chain members")
+             ? -1 : 0;
+out:
+    free(b); free(n1); free(n2); free(kind); free(m1); free(m2); free(a); free(e); free(eb); free(per);
+    free(xc);
+    return rc;
+}
+
 int snapshot_write(const char *path, const sim *s, const deck *dk, const diag *d, int64_t index,
                    char *err, size_t errlen)
 {
@@ -373,6 +419,7 @@ int snapshot_write(const char *path, const sim *s, const deck *dk, const diag *d
     if (rc == 0 && !injected) rc = write_bodies(g, &b);
     if (rc == 0 && !injected && s->npairs > 0) rc = write_pairs(g, s, &b);
     if (rc == 0 && !injected && s->evol) rc = write_stars(g, s, &b);
+    if (rc == 0 && !injected) rc = write_binaries(g, s);
     if (g >= 0 && H5Gclose(g) < 0) rc = -1;
     if (f >= 0 && H5Fclose(f) < 0) rc = -1;
     int e = errno;

@@ -3,7 +3,8 @@
  * renamed (durable.h), holding one group "Step#NNNNNN" with the time, units,
  * deck parameters, density centre, core and half-mass radius as attributes,
  * and X1..X3, V1..V3, M, NAM of every body (KS pairs resolved into their
- * components) plus the KS pair table when there are pairs.
+ * components) plus the KS pair table when there are pairs and the binary
+ * list (every bound pair of stars, reg/ks_binaries.c).
  *
  * snapshot.c writes them, snapread.c reads them back (tests, --ic). */
 #ifndef NBODY6C_SNAPSHOT_H
@@ -52,6 +53,10 @@ typedef struct snapshot_data {
     int *ks_name1, *ks_name2;
     double (*ks_xcm)[3], (*ks_vcm)[3];
     double *ks_a, *ks_ecc;
+    /* the binary list (nbin rows; NULL when none or an older file) */
+    int nbin;
+    int *bin_name1, *bin_name2, *bin_kind;
+    double *bin_m1, *bin_m2, *bin_a, *bin_ecc, *bin_eb;
 } snapshot_data;
 
 /* 1 when path starts with the HDF5 signature. */

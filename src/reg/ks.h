@@ -113,6 +113,24 @@ double ks_total_energy(sim *s);
 /* Hard binaries (E_b < EBH) and their binding energy (negative). */
 int ks_hard_binaries(const sim *s, double *ebin_hard);
 
+/* Every bound pair of stars at s->time (ks_binaries.c): KS pairs of two
+ * stars, merged hierarchies' inner pairs, pairs of chain members and pairs
+ * of single bodies that are each other's nearest listed neighbour; N-body
+ * units.  *out is malloc'ed (the caller frees it); returns the number of
+ * pairs, or -1 out of memory.  ks_hard_energy: the binding energy below
+ * which a pair is hard (-<m>/2 ECLOSE, n_hard's threshold). */
+enum { KS_BIN_KS, KS_BIN_FIELD, KS_BIN_MERGED, KS_BIN_CHAIN };
+typedef struct ks_binary {
+    int name1, name2;
+    double m1, m2;
+    double a, e, eb;      /* semi-major axis, eccentricity, -m1 m2/(2a) */
+    double r;             /* separation now */
+    double xcm[3];        /* c.m. position */
+    int kind;             /* KS_BIN_* */
+} ks_binary;
+int ks_binaries(sim *s, ks_binary **out);
+double ks_hard_energy(const sim *s);
+
 /* What the log and summary.json report about KS. */
 typedef struct ks_summary {
     long long formed, terminated, steps;

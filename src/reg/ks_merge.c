@@ -464,17 +464,16 @@ static int merge(sim *s, int k, const merge_plan *mp, double t, char *err, size_
     if (ks_form(s, p, j, t, err, errlen)) return -1;
     ks_note_event(s, LED_KS_FORM, t, n1, nj, ks->last_jump, e0, ks->last_a, ks->last_ecc, 0.0);
     ks->merged++;
-    if (ks->merge_log) {
-        if (mp->quad)
-            fprintf(stderr, "nbody6c: t = %.6f merged quadruple: pairs %d-%d and %d-%d (wider "
-                    "a = %.3e, e = %.3f), outer a = %.3e, e = %.3f, inclination %.0f deg\n", t,
-                    n1, n2, mp->nb1, mp->nb2, mp->ain, mp->ein, mp->aout, mp->eout,
-                    mp->incl * 180.0 / M_PI);
-        else
-            fprintf(stderr, "nbody6c: t = %.6f merged hierarchy: inner %d-%d (a = %.3e, e = %.3f), "
-                    "outer %d (a = %.3e, e = %.3f, inclination %.0f deg)\n", t, n1, n2, mp->ain,
-                    mp->ein, nj, mp->aout, mp->eout, mp->incl * 180.0 / M_PI);
-    }
+    /* every merger in the log; on stderr too with KZ(18) = 1 */
+    if (mp->quad)
+        sim_event(s, ks->merge_log, "t = %.6f merged quadruple: pairs %d-%d and %d-%d (wider "
+                  "a = %.3e, e = %.3f), outer a = %.3e, e = %.3f, inclination %.0f deg", t,
+                  n1, n2, mp->nb1, mp->nb2, mp->ain, mp->ein, mp->aout, mp->eout,
+                  mp->incl * 180.0 / M_PI);
+    else
+        sim_event(s, ks->merge_log, "t = %.6f merged hierarchy: inner %d-%d (a = %.3e, e = %.3f), "
+                  "outer %d (a = %.3e, e = %.3f, inclination %.0f deg)", t, n1, n2, mp->ain,
+                  mp->ein, nj, mp->aout, mp->eout, mp->incl * 180.0 / M_PI);
     return 0;
 }
 
@@ -557,14 +556,12 @@ int ks_split(sim *s, int k, double t, char *err, size_t errlen)
     if (reform(s, mg.name1, mg.name2, &e0, exact, t, err, errlen)) return -1;
     if (gb >= 0 && reform(s, mgb.name1, mgb.name2, &e0, exact, t, err, errlen)) return -1;
     ks->splits++;
-    if (ks->merge_log) {
-        if (gb >= 0)
-            fprintf(stderr, "nbody6c: t = %.6f split quadruple: pairs %d-%d and %d-%d (merged at "
-                    "t = %.6f)\n", t, mg.name1, mg.name2, mgb.name1, mgb.name2, mg.t);
-        else
-            fprintf(stderr, "nbody6c: t = %.6f split hierarchy: inner %d-%d, outer %d (merged at "
-                    "t = %.6f)\n", t, mg.name1, mg.name2, nj, mg.t);
-    }
+    if (gb >= 0)
+        sim_event(s, ks->merge_log, "t = %.6f split quadruple: pairs %d-%d and %d-%d (merged at "
+                  "t = %.6f)", t, mg.name1, mg.name2, mgb.name1, mgb.name2, mg.t);
+    else
+        sim_event(s, ks->merge_log, "t = %.6f split hierarchy: inner %d-%d, outer %d (merged at "
+                  "t = %.6f)", t, mg.name1, mg.name2, nj, mg.t);
     return 0;
 }
 
