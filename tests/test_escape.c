@@ -197,7 +197,7 @@ static void test_tidal_escapers(const char *dir)
     snprintf(rdeck, sizeof rdeck, "%s/restart.deck", dir);
     FILE *r = fopen(rdeck, "w");
     if (r) {
-        fputs("3 10000.0\n0 0 0 0 40.0 0 0 0\n", r);
+        fputs("3 10000.0\n0 0 0 0 40.0 0 18 1\n", r); /* KZ(18) 0 -> 1: says the log */
         fclose(r);
     }
     snprintf(run4, sizeof run4, "%s/esc40", dir);
@@ -210,6 +210,28 @@ static void test_tidal_escapers(const char *dir)
     CHECK(rc3 == 0 && rc4 == 0 && a[0] && strcmp(a, b) == 0 &&
               (int)summary_value(run4, "n_escaped") == nesc,
           "restart after removals continues the same run (t = 40: '%.60s' / '%.60s')", a, b);
+    /* the new --out carries the run's history: escapers.txt and binaries.txt
+     * as the uninterrupted run's, each row once; the log names the KZ change */
+    for (int k = 0; k < 2; k++) {
+        const char *name = k ? "binaries.txt" : "escapers.txt";
+        rc = io_sh("cmp %s/%s %s/%s && test $(grep -vc '^#' %s/%s) -gt 0", run, name, run4, name, run4, name);
+        CHECK(rc == 0, "a restart into a new --out carries %s: the same as the uninterrupted run's (%s)", name, io_out);
+    }
+    snprintf(p, sizeof p, "%s/log.txt", run4);
+    char *lg = io_read(p, NULL);
+    CHECK(lg && strstr(lg, "# restart deck KSTART = 3:") && strstr(lg, "KZ(18) 0 -> 1"),
+          "the restart's log line names the KZ option the restart deck changed");
+    free(lg);
+    /* a restart in the same folder cuts the history back to the checkpoint:
+     * run3 goes on to t = 40, then again from its t = 30 checkpoint */
+    snprintf(cmd, sizeof cmd, "cp %s/checkpoint.bin %s/ck30.bin && %s --threads 1 --quiet --restart %s/checkpoint.bin "
+             "%s && %s --threads 1 --quiet --restart %s/ck30.bin %s", run3, run3, NBODY6C_BIN, run3, rdeck, NBODY6C_BIN,
+             run3, rdeck);
+    rc = io_sh("%s", cmd);
+    int same = rc == 0 && io_sh("cmp %s/escapers.txt %s/escapers.txt && cmp %s/binaries.txt %s/binaries.txt",
+                                run, run3, run, run3) == 0;
+    CHECK(same, "a restart in place from an earlier checkpoint cuts escapers.txt and binaries.txt back to it: no "
+          "row twice (exit %d; %s)", rc, io_out);
 }
 
 /* 254 Plummer bodies and two far ones, 30 length units out: one receding

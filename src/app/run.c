@@ -438,6 +438,8 @@ static void tune_etas(run_ctx *c, double de)
 }
 
 /* KZ(2) = 2: back to the last good check with smaller steps. */
+static int carry_history(const char *from, const char *to, double t, char *err, size_t errlen);
+
 static int repeat_interval(run_ctx *c, double de, char *err, size_t errlen)
 {
     deck saved;
@@ -460,6 +462,8 @@ static int repeat_interval(run_ctx *c, double de, char *err, size_t errlen)
     c->lg.eprev = rs.eprev;
     c->lg.de_sum_abs = rs.de_sum_abs;
     c->lg.de_last = rs.de_last;
+    /* binaries.txt, escapers.txt: the repeated interval writes its rows again */
+    if (carry_history(c->dir, c->dir, s->time, err, errlen)) return -1;
     s->p.etai = c->dk.etai = 0.5 * s->p.etai;
     s->p.etar = c->dk.etar = 0.5 * s->p.etar;
     if (c->dk.kz[17] > 1) s->p.etau = c->dk.etau = 0.5 * s->p.etau;
@@ -998,6 +1002,7 @@ static void apply_restart_deck(run_ctx *c, const deck *rd)
 {
     sim *s = c->s;
     deck *dk = &c->dk;
+    int kz_j = 0, kz_old = 0; /* the KZ(J) a KSTART = 3, 5 deck sets, and its old value */
     if (rd->tcomp > 0.0) dk->tcomp = rd->tcomp;
     if (rd->has_restart_times) {
         if (rd->r_dtadj > 0.0) s->p.dtadj = dk->dtadj = rd->r_dtadj;
@@ -1007,6 +1012,8 @@ static void apply_restart_deck(run_ctx *c, const deck *rd)
         if (rd->r_tcrit > 0.0) s->p.tcrit = dk->tcrit = rd->r_tcrit;
         if (rd->r_qe > 0.0) s->p.qe = dk->qe = rd->r_qe;
         if (rd->r_j >= 1 && rd->r_j <= DECK_NKZ) {
+            kz_j = rd->r_j;
+            kz_old = dk->kz[kz_j];
             dk->kz[rd->r_j] = rd->r_kzj;
             if (rd->r_j == 40) s->p.kz40 = rd->r_kzj;
         }
@@ -1025,11 +1032,15 @@ static void apply_restart_deck(run_ctx *c, const deck *rd)
     /* a check or output time already passed would never be met */
     if (c->rs.tcheck < s->time) c->rs.tcheck = next_multiple(s->time, s->p.dtadj);
     if (c->rs.tout < s->time) c->rs.tout = next_multiple(s->time, s->p.deltat);
+    char kzs[160] = "";
+    if (kz_j)
+        snprintf(kzs, sizeof kzs, "  KZ(%d) %d -> %d%s", kz_j, kz_old, rd->r_kzj,
+                 kz_old == rd->r_kzj ? " (unchanged)" : "");
     runlog_note(&c->lg, "restart deck KSTART = %d: TCOMP %g  DTADJ %g  DELTAT %g  next check %g  "
                 "next output %g  TCRIT %g  QE %g  ETAI %g  ETAR %g  ETAU %g  DTMIN %g  RMIN %g  "
                 "NCRIT %d%s", rd->kstart, dk->tcomp, s->p.dtadj, s->p.deltat, c->rs.tcheck,
                 c->rs.tout, s->p.tcrit, s->p.qe, s->p.etai, s->p.etar, s->p.etau, s->p.dtmin,
-                s->p.rmin, dk->ncrit, rd->has_restart_times && rd->r_j >= 1 ? "  (KZ changed)" : "");
+                s->p.rmin, dk->ncrit, kzs);
 }
 
 /* The force libraries and the block schedule from the host state: every
@@ -1088,6 +1099,54 @@ static int copy_file_prefix(const char *from_dir, const char *to_dir, const char
     fclose(in);
     if (bad) remove(dst);
     return bad ? -1 : 0;
+}
+
+/* The files a run appends to beside log.txt, one row per event or output,
+ * each row's first number its time (N-body): its history, which a restart
+ * carries into a new --out and cuts back to the checkpoint's time (a
+ * restart in place, a KZ(2) = 2 repeat), so that no row is lost or written
+ * twice. */
+static const char *const cumulative_files[] = {"escapers.txt", "binaries.txt"};
+
+/* from/name's comment lines and rows up to time t into to/name (written
+ * under a temporary name and renamed; from and to may be one folder).
+ * Rows print t to four decimals: a later row is a check or an output after
+ * t, so half the last digit separates them.  0, or -1 (err). */
+static int carry_rows(const char *from, const char *to, const char *name, double t, char *err,
+                      size_t errlen)
+{
+    char src[4200], dst[4200], tmp[4300], line[4096];
+    snprintf(src, sizeof src, "%s/%s", from, name);
+    snprintf(dst, sizeof dst, "%s/%s", to, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", dst);
+    FILE *in = fopen(src, "r");
+    if (!in) return 0; /* the run had none */
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        fclose(in);
+        snprintf(err, errlen, "%.1000s: cannot write: %s", tmp, strerror(errno));
+        return -1;
+    }
+    const double cut = t + 5e-5 * fmax(1.0, fabs(t));
+    while (fgets(line, sizeof line, in)) {
+        char *end;
+        const double tr = strtod(line, &end);
+        if (line[0] == '#' || end == line || tr <= cut) fputs(line, out);
+    }
+    fclose(in);
+    if (fclose(out) != 0 || rename(tmp, dst) != 0) {
+        snprintf(err, errlen, "%.1000s: cannot write: %s", dst, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static int carry_history(const char *from, const char *to, double t, char *err, size_t errlen)
+{
+    for (size_t k = 0; k < sizeof cumulative_files / sizeof cumulative_files[0]; k++)
+        if (carry_rows(from, to, cumulative_files[k], t, err, errlen)) return -1;
+    return 0;
 }
 
 /* The log of a restarted run: the same folder's log continued, or the
@@ -1173,7 +1232,8 @@ int run_restart(const deck *rd, const run_options *o)
         run_end(s);
         return o->gpu.mode == GPUNB_REQUIRED ? EXIT_BAD_INPUT : EXIT_RUN_FAILURE;
     }
-    if (open_restart_log(&c, ckdir, same, o, err, sizeof err) || open_events(&c, ckdir, err, sizeof err)) {
+    if (open_restart_log(&c, ckdir, same, o, err, sizeof err) || open_events(&c, ckdir, err, sizeof err) ||
+        carry_history(ckdir, dir, s->time, err, sizeof err)) {
         fprintf(stderr, "nbody6c: %s\n", err);
         run_end(s);
         return EXIT_RUN_FAILURE;
