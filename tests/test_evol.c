@@ -246,24 +246,17 @@ static void write_deck(const char *path, double tcrit, int kstart)
     fclose(f);
 }
 
-/* The largest per-check |dE| of log.txt (its 5th column, relative). */
+/* The largest per-check |dE| of log.txt (its dE column, relative). */
 static double log_max_de(const char *dir, int *nchecks)
 {
-    char p[700], line[4096];
+    char p[700];
     snprintf(p, sizeof p, "%s/log.txt", dir);
-    FILE *f = fopen(p, "r");
+    static double de[100000];
+    const int n = io_log_column(p, "dE", de, 100000);
     double mx = 0.0;
-    *nchecks = 0;
-    if (!f) return NAN;
-    while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#') continue;
-        double v[5];
-        if (sscanf(line, "%lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4]) == 5) {
-            mx = fmax(mx, fabs(v[4]));
-            (*nchecks)++;
-        }
-    }
-    fclose(f);
+    *nchecks = n > 0 ? n : 0;
+    if (n < 0) return NAN;
+    for (int k = 0; k < n && k < 100000; k++) mx = fmax(mx, fabs(de[k]));
     return mx;
 }
 
