@@ -161,6 +161,15 @@ static void fill_row(const runlog *r, const sim *s, const diag *d, const ledger_
     row->n_merge = ks.mergers;
     row->e_merge = ks.emerge;
     row->de_merge = (li->ev[LED_MERGE] + li->ev[LED_SPLIT]) / norm;
+    /* stellar evolution (evol.h): the stars' mass and remnants now */
+    int64_t k[16];
+    double mstar;
+    evol_census(s, k, &mstar);
+    row->m_star = s->evol ? mstar : NAN;
+    row->n_wd = s->evol ? (double)(k[SSE_HEWD] + k[SSE_COWD] + k[SSE_ONEWD]) : NAN;
+    row->n_ns = s->evol ? (double)k[SSE_NS] : NAN;
+    row->n_bh = s->evol ? (double)k[SSE_BH] : NAN;
+    row->de_star = li->ev[LED_STAR] / norm;
 }
 
 void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval *li, int first)

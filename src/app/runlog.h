@@ -79,7 +79,12 @@ typedef struct run_walls {
     X(e_chain, "e_chain", "N-body", 10, "%*.3e", "the active chain's internal energy")           \
     X(n_merge, "n_merge", "-", 7, "%*.0f", "stable hierarchies merged now")                      \
     X(e_merge, "e_merge", "N-body", 13, "%*.6e", "their inner pairs' energy (EMERGE)")          \
-    X(de_merge, "dE_merge", "-", 10, "%*.2e", "ledger: merges and splits")
+    X(de_merge, "dE_merge", "-", 10, "%*.2e", "ledger: merges and splits")                       \
+    X(m_star, "M_star", "Msun", 11, "%*.3f", "the stars' mass (KZ(19) = 3; nan without)")         \
+    X(n_wd, "n_WD", "-", 6, "%*.0f", "white dwarfs now (KZ(19) = 3)")                             \
+    X(n_ns, "n_NS", "-", 6, "%*.0f", "neutron stars now (KZ(19) = 3)")                            \
+    X(n_bh, "n_BH", "-", 6, "%*.0f", "black holes now (KZ(19) = 3)")                              \
+    X(de_star, "dE_star", "-", 10, "%*.2e", "ledger: stellar evolution's energy booked")
 
 /* One row of log.txt: a double per column. */
 typedef struct runlog_row {
