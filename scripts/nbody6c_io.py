@@ -139,6 +139,18 @@ def read_snapshot(path):
     return out
 
 
+def pick_snapshot(src, t, script):
+    """The snapshot a plot script draws: src itself when it is a file, else
+    the run folder's last, or the one closest to t (N-body) when t is given;
+    exits with a message naming the script when the folder has none."""
+    if not os.path.isdir(src):
+        return src
+    files = snapshot_files(src)
+    if not files:
+        sys.exit('%s: no snapshots in %s' % (script, src))
+    return files[-1] if t is None else snapshot_at(src, t)
+
+
 def snapshot_at(folder, t):
     """The snapshot of a run folder whose time is closest to t (N-body)."""
     import h5py

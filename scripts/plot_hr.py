@@ -31,13 +31,7 @@ def main():
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
-    if os.path.isdir(a.src):
-        files = nio.snapshot_files(a.src)
-        if not files:
-            sys.exit('plot_hr.py: no snapshots in %s' % a.src)
-        path = files[-1] if a.time is None else nio.snapshot_at(a.src, a.time)
-    else:
-        path = a.src
+    path = nio.pick_snapshot(a.src, a.time, 'plot_hr.py')
     s = nio.read_snapshot(path)
     if 'kw' not in s:
         sys.exit('plot_hr.py: %s has no stellar types: the run had no stellar evolution (KZ(19) = 3)' % path)

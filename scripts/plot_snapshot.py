@@ -27,13 +27,7 @@ def main():
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
-    if os.path.isdir(a.src):
-        files = nio.snapshot_files(a.src)
-        if not files:
-            sys.exit('plot_snapshot.py: no snapshots in %s' % a.src)
-        path = files[-1] if a.time is None else nio.snapshot_at(a.src, a.time)
-    else:
-        path = a.src
+    path = nio.pick_snapshot(a.src, a.time, 'plot_snapshot.py')
     s = nio.read_snapshot(path)
     i, j = {'xy': (0, 1), 'xz': (0, 2), 'yz': (1, 2)}[a.plane]
     x = s['x'] - np.asarray(s['RDENS'])

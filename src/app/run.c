@@ -784,9 +784,13 @@ static int open_events(run_ctx *c, const char *from_dir, char *err, size_t errle
     snprintf(p, sizeof p, "%s/events.txt", c->dir);
     if (c->events) fclose(c->events);
     c->events = NULL;
-    long long bytes = e->events_bytes;
+    const long long bytes = e->events_bytes;
     if (from_dir && !same_dir(from_dir, c->dir)) copy_file_prefix(from_dir, c->dir, "events.txt", bytes);
-    else if (from_dir && truncate(p, bytes) != 0 && errno != ENOENT) bytes = -1;
+    else if (from_dir && truncate(p, bytes) != 0 && errno != ENOENT) {
+        snprintf(err, errlen, "%.900s: cannot cut the stellar events back to the checkpoint: %s", p,
+                 strerror(errno));
+        return -1;
+    }
     int fresh = !from_dir || access(p, F_OK) != 0;
     c->events = fopen(p, fresh ? "w" : "a");
     if (!c->events) {
