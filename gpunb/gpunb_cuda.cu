@@ -155,7 +155,10 @@ typedef struct GpunbCuda {
     /* set_jp writes the polynomials straight into a pinned staging buffer
      * (entry = the body's place in the pending update); a flush sends it and
      * the next updates fill the other buffer meanwhile */
-    struct { JPoly *poly; int *slot; size_t cap; int busy; } stage[2];
+    struct {
+        JPoly *poly; int *slot; size_t cap; int busy;
+        unsigned long post[NGROUP];   /* GPU k's post number of this buffer's last upload (k >= 1) */
+    } stage[2];
     int fill;                         /* the buffer set_jp writes */
     /* slot i has an entry in the pending update iff pend_gen[i] == gen:
      * then pend_pos[i] is its place (a flush ends every entry at once by
@@ -199,7 +202,7 @@ typedef struct GpunbCuda {
     int peer_pending;
     int *res_mark;
     /* gpunb_regf_begin queued the first chunk: its geometry */
-    int split;                        /* NBODY6C_REGF_SPLIT: begin queues it (default: one GPU only) */
+    int split;                        /* NBODY6C_REGF_SPLIT: begin queues it (default on) */
     int rf_launched;
     Geom rf_gm;
 } GpunbCuda;
@@ -1031,6 +1034,8 @@ static void dev_regf(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
  * since calls come in bursts. */
 
 typedef void (*dev_fn)(GpunbCuda *c, Dev *d, void *arg);
+typedef struct SendArg { int b, n; } SendArg;   /* staging buffer b's n entries */
+static void dev_set_jp(GpunbCuda *c, Dev *d, void *arg);
 
 /* How long a worker or the caller spins before it sleeps: a wake-up from
  * sleep costs tens of microseconds on the GPU machine, while regular forces
@@ -1055,9 +1060,46 @@ struct DevPool {
     unsigned long gen;                /* job number, read without the lock while spinning */
     int done;                         /* workers finished with job gen */
     int quit;
+    /* set_jp uploads outside a regular force, posted for GPU k's thread to
+     * queue (GPU 0's the caller queues itself): a ring of two, since a
+     * staging buffer is posted again only after its last upload is over */
+    struct { SendArg q[2]; unsigned long posted, issued; } up[NGROUP];
 };
 
 typedef struct WorkerArg { DevPool *p; int k; } WorkerArg;
+
+static int uploads_posted(DevPool *p, int k)
+{
+    return __atomic_load_n(&p->up[k].posted, __ATOMIC_ACQUIRE) != p->up[k].issued;
+}
+
+/* GPU k's thread queues the uploads posted for it, in order. */
+static void issue_uploads(DevPool *p, int k)
+{
+    for (unsigned long q = p->up[k].issued; q != __atomic_load_n(&p->up[k].posted, __ATOMIC_ACQUIRE); q++) {
+        dev_set_jp(p->c, &p->c->dev[k], &p->up[k].q[q % 2]);
+        __atomic_store_n(&p->up[k].issued, q + 1, __ATOMIC_RELEASE);
+    }
+}
+
+/* The caller's side: GPU k's thread is to queue the upload of a. */
+static unsigned long post_upload(DevPool *p, int k, SendArg a)
+{
+    const unsigned long q = p->up[k].posted;
+    p->up[k].q[q % 2] = a;
+    __atomic_store_n(&p->up[k].posted, q + 1, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    return q + 1;
+}
+
+/* Waits until GPU k's thread has queued its uploads up to number q (the
+ * caller may then use that GPU's stream itself). */
+static void uploads_wait(DevPool *p, int k, unsigned long q)
+{
+    while ((long)(__atomic_load_n(&p->up[k].issued, __ATOMIC_ACQUIRE) - q) < 0) cpu_relax();
+}
 
 static void *pool_worker(void *v)
 {
@@ -1067,18 +1109,24 @@ static void *pool_worker(void *v)
     unsigned long seen = 0;
     for (;;) {
         double until = omp_get_wtime() + POOL_SPIN_S;
-        for (int n = 1; __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE) == seen &&
+        for (int n = 1; __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE) == seen && !uploads_posted(p, w.k) &&
                         !__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE); n++) {
             cpu_relax();
             if (n % 256 == 0 && omp_get_wtime() > until) break;
         }
+        issue_uploads(p, w.k);
         pthread_mutex_lock(&p->mu);
-        while (p->gen == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
+        while (p->gen == seen && !uploads_posted(p, w.k) && !p->quit) pthread_cond_wait(&p->go, &p->mu);
         if (p->quit) { pthread_mutex_unlock(&p->mu); return NULL; }
+        if (p->gen == seen) {   /* woken for uploads only */
+            pthread_mutex_unlock(&p->mu);
+            continue;
+        }
         seen = p->gen;
         dev_fn f = p->f;
         void *arg = p->arg;
         pthread_mutex_unlock(&p->mu);
+        issue_uploads(p, w.k);   /* the job's work goes after them on the stream */
         f(p->c, &p->c->dev[w.k], arg);
         pthread_mutex_lock(&p->mu);
         if (++p->done == p->nth) pthread_cond_signal(&p->done_cv);
@@ -1201,8 +1249,6 @@ static void cuda_set_range(gpunb *g, int jbeg, int jend)
     for (int k = 0; k < c->ngpu; k++) c->dev[k].pred_ok = 0;
 }
 
-typedef struct SendArg { int b, n; } SendArg;
-
 static void dev_set_jp(GpunbCuda *c, Dev *d, void *arg)
 {
     const SendArg *a = (const SendArg *)arg;
@@ -1231,17 +1277,30 @@ static void flush_sent(GpunbCuda *c)
     c->fill ^= 1;
 }
 
-/* Outside a regular force (irrf, fpoly, pot) the caller queues the copies
- * on every GPU itself: they are asynchronous, and waking the GPUs' host
- * threads for them cost more (a round trip per irrf call of a big block). */
+/* Outside a regular force (irrf, fpoly, pot) the caller queues GPU 0's
+ * copies itself and posts the other GPUs' to their host threads without
+ * waiting: queuing costs the caller ~10 us a GPU (two copies and a
+ * kernel), and these flushes come with every irregular force of a block
+ * (a round trip to those threads for each would cost more). */
 static void flush_set_jp(GpunbCuda *c)
 {
     if (c->npend <= 0 || c->hold) return;
     const double w0 = omp_get_wtime();
     SendArg a = {c->fill, c->npend};
-    for (int k = 0; k < c->ngpu; k++) dev_set_jp(c, &c->dev[k], &a);
+    dev_set_jp(c, &c->dev[0], &a);
+    for (int k = 1; k < c->ngpu; k++) {
+        if (c->pool) c->stage[a.b].post[k] = post_upload(c->pool, k, a);
+        else dev_set_jp(c, &c->dev[k], &a);
+    }
     flush_sent(c);
     c->t_flush += omp_get_wtime() - w0;
+}
+
+/* Before the caller queues work on GPU k >= 1 itself: that GPU's thread
+ * has queued every upload posted to it. */
+static void uploads_queued(GpunbCuda *c)
+{
+    for (int k = 1; c->pool && k < c->ngpu; k++) uploads_wait(c->pool, k, c->pool->up[k].posted);
 }
 
 /* set_jp queues the pending update at once when it holds this many
@@ -1260,6 +1319,7 @@ static void stage_ready(GpunbCuda *c, size_t need)
 {
     int b = c->fill;
     if (c->stage[b].busy) {
+        for (int k = 1; c->pool && k < c->ngpu; k++) uploads_wait(c->pool, k, c->stage[b].post[k]);
         for (int k = 0; k < c->ngpu; k++) {
             dev_set(&c->dev[k]);
             CK(cudaEventSynchronize(c->dev[k].up_done[b]));
@@ -1575,11 +1635,9 @@ static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
  * the front end keeps the inputs for the end.  Queuing is asynchronous,
  * so the caller's thread does it for every GPU; at the end the GPUs' host
  * threads wait for their own streams and the rest runs as in gpunb_regf.
- * NBODY6C_REGF_SPLIT=0 leaves the whole force to the end; that is the
- * default with several GPUs, where the split measured slower end to end
- * (2 x H200, 64k deck, two rounds: the big blocks' regular-force phase
- * 1.89 -> 1.66 s and 2.02 -> 1.87 s, but t = 2 -> 4 9.72 -> 10.20 s and
- * 10.51 -> 11.44 s, every phase a little slower; not understood yet). */
+ * NBODY6C_REGF_SPLIT=0 leaves the whole force to the end (with two GPUs
+ * the split measured 3-7 % faster end to end at 128k and 512k, with one
+ * GPU more: docs/BENCHMARKS.md). */
 static void cuda_regf_begin(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
                             const double (*x)[3], const double (*v)[3])
 {
@@ -1592,6 +1650,7 @@ static void cuda_regf_begin(gpunb *g, int ni, const int *idx, const double *h2, 
     pack_i(c, &c->rf_gm, idx, h2, dtr, x, v);
     double w2 = omp_get_wtime();
     const SendArg send = {c->fill, c->hold ? 0 : c->npend};
+    uploads_queued(c);
     for (int k = 0; k < c->ngpu; k++) {
         Dev *d = &c->dev[k];
         if (send.n > 0) dev_set_jp(c, d, (void *)&send);
@@ -2183,7 +2242,7 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
     c->fp64 = or_default(tn.gpu_fp64, 0) != 0;
     c->target_blocks = imax(or_default(tn.gpu_blocks, TARGET_BLOCKS), 1);
     c->trace = or_default(tn.gpunb_trace, 0) != 0;
-    c->split = or_default(tn.regf_split, ngpu == 1) != 0;
+    c->split = or_default(tn.regf_split, 1) != 0;
     c->jbeg = 0;
     c->jend = nmax;
     c->pend_pos = (int *)malloc(sizeof(int) * (size_t)nmax);

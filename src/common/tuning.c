@@ -9,7 +9,7 @@ const tuning_switch tuning_switches[] = {
     {"NBODY6C_SETJP_EAGER", 0, "1024",
      "pending polynomial updates from which GPUNB's CUDA backend sends them at once; 0: at the next "
      "GPU call"},
-    {"NBODY6C_REGF_SPLIT", 0, "1 with one GPU, else 0",
+    {"NBODY6C_REGF_SPLIT", 0, "1",
      "1: the regular force runs on the GPU beside the host's work (begun early, ended late)"},
     {"NBODY6C_NGPU", 0, "every GPU", "GPUs GPUNB's CUDA backend uses (--ngpu, when given, wins)"},
     {"NBODY6C_GPU_BLOCKS", 0, "2048", "thread blocks a regular-force kernel aims at"},
