@@ -548,15 +548,18 @@ static void cpu_backend_case(gpunb *g, uint64_t *seed)
     for (int k = 0; k < 1000; k++) {
         pairs += d.nnb[k] > 0 ? d.nnb[k] : 0;
         if (c.nnb[k] != d.nnb[k] ||
-            (c.nnb[k] > 0 && memcmp(c.list + k * NBMAX, d.list + k * NBMAX, sizeof(int) * c.nnb[k])))
-            diff++;
+            (c.nnb[k] > 0 && memcmp(c.list + k * NBMAX, d.list + k * NBMAX, sizeof(int) * c.nnb[k]))) {
+            diff++;   /* a body on the radius in one list only: its whole pull is in one force only */
+            continue;
+        }
         double e = 0, f = 0;
         for (int q = 0; q < 3; q++) { e += pow(c.a[k][q] - d.a[k][q], 2); f += d.a[k][q] * d.a[k][q]; }
         if (f > 0 && sqrt(e / f) > worst) worst = sqrt(e / f);
     }
     printf("# CPU backend vs CUDA: %ld of 1000 lists differ, worst |dF|/|F| %.2e\n", diff, worst);
     CHECK(diff <= 1 + pairs * 1e-4, "CPU and CUDA backends give the same lists (%ld differ)", diff);
-    CHECK(worst < 1e-4, "CPU and CUDA backends agree on the force (worst |dF|/|F| %.2e)", worst);
+    CHECK(worst < 1e-4, "CPU and CUDA backends agree on the force where the lists agree (worst |dF|/|F| %.2e)",
+          worst);
     free_icase(&c); free_icase(&d); free_bodies(&B);
     gpunb_close(gc);
 }
