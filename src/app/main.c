@@ -36,6 +36,9 @@ static void usage(FILE *f)
         "                   KZ(2) >= 1 gives one at every output (DELTAT); one is\n"
         "                   always written at the end and at every early stop\n"
         "  --snapshots on|off  HDF5 snapshot every NFIX-th output and at t = 0 (default on)\n"
+        "  --snapshot-layout L  nbody6c (default: snap.NNNNNN.h5), nbody6pp (NBODY6++GPU's\n"
+        "                   snap.40_TIME.h5part, which its users' tools read) or both\n"
+        "                   (docs/SNAPSHOTS.md)\n"
         "  --ks=on|off      KS regularisation of close pairs (default on)\n"
         "  --energy-audit   measure the whole energy before and after every KS event\n"
         "                   (O(N^2) each; the ledger in log.txt is then exact)\n"
@@ -158,6 +161,14 @@ static void parse_args(int argc, char **argv, run_options *o)
                 exit(EXIT_BAD_INPUT);
             }
             o->no_snapshots = !strcmp(val, "off");
+        } else if ((val = option_value(argc, argv, &k, "--snapshot-layout"))) {
+            if (!strcmp(val, "nbody6c")) o->snapshot_layout = SNAP_LAYOUT_NBODY6C;
+            else if (!strcmp(val, "nbody6pp")) o->snapshot_layout = SNAP_LAYOUT_NBODY6PP;
+            else if (!strcmp(val, "both")) o->snapshot_layout = SNAP_LAYOUT_BOTH;
+            else {
+                fprintf(stderr, "nbody6c: --snapshot-layout: expected nbody6c, nbody6pp or both, found '%s'\n", val);
+                exit(EXIT_BAD_INPUT);
+            }
         } else if ((val = option_value(argc, argv, &k, "--ic"))) {
             o->ic_file = val;
         } else if ((val = option_value(argc, argv, &k, "--threads"))) {

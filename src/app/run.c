@@ -230,9 +230,17 @@ static int write_snapshot(run_ctx *c, int64_t index, char *err, size_t errlen)
 {
     if (c->o->no_snapshots) return 0;
     char path[4096];
-    snapshot_path(path, sizeof path, c->dir, index);
+    const int layout = c->o->snapshot_layout;
     const double w0 = omp_get_wtime();
-    const int bad = snapshot_write(path, c->s, &c->dk, &c->d, index, err, errlen);
+    int bad = 0;
+    if (layout != SNAP_LAYOUT_NBODY6PP) {
+        snapshot_path(path, sizeof path, c->dir, index);
+        bad = snapshot_write(path, c->s, &c->dk, &c->d, index, err, errlen);
+    }
+    if (!bad && layout != SNAP_LAYOUT_NBODY6C) {
+        snapshot_nb6pp_path(path, sizeof path, c->dir, c->s->time, c->s->p.deltat);
+        bad = snapshot_nb6pp_write(path, c->s, &c->dk, &c->d, index, err, errlen);
+    }
     c->lg.walls.snapshots += omp_get_wtime() - w0;
     if (bad) {
         runlog_note(&c->lg, "snapshot failed: %s", err);

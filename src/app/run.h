@@ -23,6 +23,7 @@ typedef struct run_options {
     double checkpoint_every;   /* minutes of wall time between checkpoints; 0: 60, < 0: never */
     int checkpoint_at_dtadj;   /* also a checkpoint at every energy check */
     int no_snapshots;          /* --snapshots off */
+    int snapshot_layout;       /* --snapshot-layout: SNAP_LAYOUT_* */
     /* ---- KS ---- */
     int ks_off;                /* 1: no KS regularisation (comparisons, benchmarks) */
     int energy_audit;          /* every event measured by the whole energy (ledger.h) */
@@ -30,6 +31,9 @@ typedef struct run_options {
     /* ---- stellar evolution (KZ(19) = 3) ---- */
     const char *kicks;         /* --kicks: the remnants' kick distributions (evol.h), NULL: NBODY6's */
 } run_options;
+
+/* Which snapshot files a run writes (docs/SNAPSHOTS.md). */
+enum { SNAP_LAYOUT_NBODY6C, SNAP_LAYOUT_NBODY6PP, SNAP_LAYOUT_BOTH };
 
 /* Exit codes of the program. */
 enum { EXIT_OK = 0, EXIT_RUN_FAILURE = 1, EXIT_BAD_INPUT = 2 };

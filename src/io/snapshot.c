@@ -13,6 +13,7 @@
 #include "io/durable.h"
 #include "reg/ks.h"
 #include "io/snapshot.h"
+#include "io/snapshot_h5.h"
 #include "evol/evol.h"
 #include "common/version.h"
 
@@ -36,8 +37,7 @@ void snapshot_path(char *buf, size_t len, const char *dir, int64_t index)
 
 /* ---- small HDF5 helpers: each returns 0 or -1 ---------------------------- */
 
-static int attr_write(hid_t loc, const char *name, hid_t type, int rank, hsize_t n,
-                      const void *val)
+int sh5_attr(hid_t loc, const char *name, hid_t type, int rank, hsize_t n, const void *val)
 {
     hid_t sp = rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
     if (sp < 0) return -1;
@@ -48,23 +48,23 @@ static int attr_write(hid_t loc, const char *name, hid_t type, int rank, hsize_t
     return rc;
 }
 
-static int attr_d(hid_t loc, const char *name, double v)
+int sh5_attr_d(hid_t loc, const char *name, double v)
 {
-    return attr_write(loc, name, H5T_NATIVE_DOUBLE, 0, 1, &v);
+    return sh5_attr(loc, name, H5T_NATIVE_DOUBLE, 0, 1, &v);
 }
 
-static int attr_i(hid_t loc, const char *name, long long v)
+int sh5_attr_i(hid_t loc, const char *name, long long v)
 {
-    return attr_write(loc, name, H5T_NATIVE_LLONG, 0, 1, &v);
+    return sh5_attr(loc, name, H5T_NATIVE_LLONG, 0, 1, &v);
 }
 
-static int attr_str(hid_t loc, const char *name, const char *text)
+int sh5_attr_str(hid_t loc, const char *name, const char *text)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     if (t < 0) return -1;
     H5Tset_size(t, strlen(text) + 1);
     H5Tset_strpad(t, H5T_STR_NULLTERM);
-    int rc = attr_write(loc, name, t, 0, 1, text);
+    int rc = sh5_attr(loc, name, t, 0, 1, text);
     H5Tclose(t);
     return rc;
 }
@@ -73,7 +73,7 @@ static int attr_str(hid_t loc, const char *name, const char *text)
  * snapshot without the stamps is a function of the state alone, so two runs
  * that should agree (thread or GPU counts, a restart) can be compared byte
  * for byte with cmp.  H5P_DEFAULT where the list cannot be made. */
-static hid_t untimed_plist(hid_t cls)
+hid_t sh5_untimed_plist(hid_t cls)
 {
     hid_t p = H5Pcreate(cls);
     if (p < 0) return H5P_DEFAULT;
@@ -84,23 +84,23 @@ static hid_t untimed_plist(hid_t cls)
     return p;
 }
 
-static void plist_close(hid_t p)
+void sh5_plist_close(hid_t p)
 {
     if (p != H5P_DEFAULT) H5Pclose(p);
 }
 
 /* A dataset of shape (n) or (n, 3) with a "units" attribute. */
-static int dset(hid_t loc, const char *name, hid_t mem, hid_t file, int cols, hsize_t n,
+int sh5_dset(hid_t loc, const char *name, hid_t mem, hid_t file, int cols, hsize_t n,
                 const void *data, const char *units)
 {
     hsize_t dims[2] = {n, (hsize_t)cols};
     hid_t sp = H5Screate_simple(cols > 1 ? 2 : 1, dims, NULL);
     if (sp < 0) return -1;
-    hid_t dcpl = untimed_plist(H5P_DATASET_CREATE);
+    hid_t dcpl = sh5_untimed_plist(H5P_DATASET_CREATE);
     hid_t d = H5Dcreate2(loc, name, file, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    plist_close(dcpl);
+    sh5_plist_close(dcpl);
     int rc = d < 0 || (n > 0 && H5Dwrite(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) ? -1 : 0;
-    if (rc == 0 && units) rc = attr_str(d, "units", units);
+    if (rc == 0 && units) rc = sh5_attr_str(d, "units", units);
     if (d >= 0) H5Dclose(d);
     H5Sclose(sp);
     return rc;
@@ -115,19 +115,8 @@ static int cmp_name(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Every body at s->time: singles and c.m. bodies predicted to high order
- * (the energy check's predictor), KS components resolved from their pair's
- * orbit (ks_physical_state), sorted by name.  xs, vs keep the slot order
- * (components resolved, c.m. bodies after the N physical ones) for the KS
- * table. */
-typedef struct bodies {
-    int n;
-    double *x[3], *v[3], *m;
-    int *name;
-    vec3 *xs, *vs;
-} bodies;
 
-static void bodies_free(bodies *b)
+void sh5_bodies_free(sh5_bodies *b)
 {
     for (int c = 0; c < 3; c++) {
         free(b->x[c]);
@@ -139,7 +128,7 @@ static void bodies_free(bodies *b)
     free(b->vs);
 }
 
-static int bodies_gather(const sim *s, bodies *b)
+int sh5_bodies_gather(const sim *s, sh5_bodies *b)
 {
     memset(b, 0, sizeof *b);
     int n = s->n; /* components [0, 2 npairs) and singles [2 npairs, n) */
@@ -185,13 +174,13 @@ static int bodies_gather(const sim *s, bodies *b)
     free(vo);
     free(mo);
     free(order);
-    if (!ok) bodies_free(b);
+    if (!ok) sh5_bodies_free(b);
     return ok ? 0 : -1;
 }
 
 /* KS pair k: components in slots 2k, 2k+1, c.m. in slot n + k (sim.h);
  * semi-major axis and eccentricity of the resolved relative orbit. */
-static int write_pairs(hid_t g, const sim *s, const bodies *b)
+static int write_pairs(hid_t g, const sim *s, const sh5_bodies *b)
 {
     int np = s->npairs;
     int *n1 = malloc(sizeof(int) * np), *n2 = malloc(sizeof(int) * np);
@@ -221,14 +210,14 @@ static int write_pairs(hid_t g, const sim *s, const bodies *b)
         double e2 = (1.0 - rr / a[k]) * (1.0 - rr / a[k]) + rw * rw / (a[k] * mb);
         e[k] = sqrt(fmax(e2, 0.0));
     }
-    rc = dset(g, "KS_NAM1", H5T_NATIVE_INT, H5T_STD_I32LE, 1, np, n1, "name") ||
-         dset(g, "KS_NAM2", H5T_NATIVE_INT, H5T_STD_I32LE, 1, np, n2, "name") ||
-         dset(g, "KS_M1", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, np, m1, "N-body mass") ||
-         dset(g, "KS_M2", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, np, m2, "N-body mass") ||
-         dset(g, "KS_XCM", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 3, np, xc, "N-body length") ||
-         dset(g, "KS_VCM", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 3, np, vc, "N-body velocity") ||
-         dset(g, "KS_A", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, np, a, "N-body length") ||
-         dset(g, "KS_ECC", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, np, e, "1")
+    rc = sh5_dset(g, "KS_NAM1", H5T_NATIVE_INT, H5T_STD_I32LE, 1, np, n1, "name") ||
+         sh5_dset(g, "KS_NAM2", H5T_NATIVE_INT, H5T_STD_I32LE, 1, np, n2, "name") ||
+         sh5_dset(g, "KS_M1", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, np, m1, "N-body mass") ||
+         sh5_dset(g, "KS_M2", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, np, m2, "N-body mass") ||
+         sh5_dset(g, "KS_XCM", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 3, np, xc, "N-body length") ||
+         sh5_dset(g, "KS_VCM", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 3, np, vc, "N-body velocity") ||
+         sh5_dset(g, "KS_A", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, np, a, "N-body length") ||
+         sh5_dset(g, "KS_ECC", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, np, e, "1")
              ? -1 : 0;
 out:
     free(n1); free(n2); free(xc); free(vc); free(a); free(e); free(m1); free(m2);
@@ -241,74 +230,74 @@ static int write_attributes(hid_t g, const sim *s, const deck *dk, const diag *d
     double vstar = snapshot_vstar_kms(dk->rbar, dk->zmbar, s->nzero);
     const double *xd = d ? d->xd : s->xd;
     int rc = 0;
-    rc |= attr_d(g, "Time", s->time);
-    rc |= attr_d(g, "Time_Myr", s->time * tstar);
-    rc |= attr_i(g, "Step", index);
-    rc |= attr_i(g, "N", s->n);
+    rc |= sh5_attr_d(g, "Time", s->time);
+    rc |= sh5_attr_d(g, "Time_Myr", s->time * tstar);
+    rc |= sh5_attr_i(g, "Step", index);
+    rc |= sh5_attr_i(g, "N", s->n);
     /* escapers (KZ(23)) leave N below NZERO while the mass unit stays
      * NZERO ZMBAR Msun (NBODY6's), so M alone no longer gives Msun with N */
-    rc |= attr_i(g, "NZERO", s->nzero);
-    rc |= attr_i(g, "NPAIRS", s->npairs);
-    rc |= attr_d(g, "TSTAR", tstar);
-    rc |= attr_d(g, "VSTAR", vstar);
-    rc |= attr_d(g, "RBAR", dk->rbar);
-    rc |= attr_d(g, "ZMBAR", dk->zmbar);
-    rc |= attr_write(g, "RDENS", H5T_NATIVE_DOUBLE, 1, 3, xd);
-    rc |= attr_d(g, "RC", d ? d->rc : s->rc);
-    rc |= attr_d(g, "RH", d ? d->rlagr[LAGR_HALF] : NAN);
-    rc |= attr_d(g, "ETOT", d ? d->etot : NAN);
-    rc |= attr_d(g, "EKIN", d ? d->kin : NAN);
-    rc |= attr_d(g, "EPOT", d ? d->pot : NAN);
-    rc |= attr_d(g, "QVIR", d ? d->qvir : NAN);
-    rc |= attr_d(g, "MBOUND", d ? d->mbound : NAN);
-    rc |= attr_d(g, "SIGMA", d ? d->sigma : NAN);
+    rc |= sh5_attr_i(g, "NZERO", s->nzero);
+    rc |= sh5_attr_i(g, "NPAIRS", s->npairs);
+    rc |= sh5_attr_d(g, "TSTAR", tstar);
+    rc |= sh5_attr_d(g, "VSTAR", vstar);
+    rc |= sh5_attr_d(g, "RBAR", dk->rbar);
+    rc |= sh5_attr_d(g, "ZMBAR", dk->zmbar);
+    rc |= sh5_attr(g, "RDENS", H5T_NATIVE_DOUBLE, 1, 3, xd);
+    rc |= sh5_attr_d(g, "RC", d ? d->rc : s->rc);
+    rc |= sh5_attr_d(g, "RH", d ? d->rlagr[LAGR_HALF] : NAN);
+    rc |= sh5_attr_d(g, "ETOT", d ? d->etot : NAN);
+    rc |= sh5_attr_d(g, "EKIN", d ? d->kin : NAN);
+    rc |= sh5_attr_d(g, "EPOT", d ? d->pot : NAN);
+    rc |= sh5_attr_d(g, "QVIR", d ? d->qvir : NAN);
+    rc |= sh5_attr_d(g, "MBOUND", d ? d->mbound : NAN);
+    rc |= sh5_attr_d(g, "SIGMA", d ? d->sigma : NAN);
     double none[NLAGR];
     for (int k = 0; k < NLAGR; k++) none[k] = NAN;
-    rc |= attr_write(g, "RLAGR", H5T_NATIVE_DOUBLE, 1, NLAGR, d ? d->rlagr : none);
-    rc |= attr_write(g, "RLAGR_FRACTIONS", H5T_NATIVE_DOUBLE, 1, NLAGR, lagr_fractions);
+    rc |= sh5_attr(g, "RLAGR", H5T_NATIVE_DOUBLE, 1, NLAGR, d ? d->rlagr : none);
+    rc |= sh5_attr(g, "RLAGR_FRACTIONS", H5T_NATIVE_DOUBLE, 1, NLAGR, lagr_fractions);
     /* deck parameters (the values the run uses now: restarts may change some) */
-    rc |= attr_d(g, "ETAI", s->p.etai);
-    rc |= attr_d(g, "ETAR", s->p.etar);
-    rc |= attr_d(g, "RS0", s->p.rs0);
-    rc |= attr_d(g, "DTADJ", s->p.dtadj);
-    rc |= attr_d(g, "DELTAT", s->p.deltat);
-    rc |= attr_d(g, "TCRIT", s->p.tcrit);
-    rc |= attr_d(g, "QE", s->p.qe);
-    rc |= attr_d(g, "SMAX", s->p.smax);
-    rc |= attr_d(g, "DTMIN", s->p.dtmin);
-    rc |= attr_d(g, "RMIN", s->p.rmin);
-    rc |= attr_d(g, "ETAU", s->p.etau);
-    rc |= attr_d(g, "ECLOSE", s->p.eclose);
-    rc |= attr_d(g, "GMIN", s->p.gmin);
-    rc |= attr_d(g, "GMAX", s->p.gmax);
-    rc |= attr_d(g, "Q", dk->q);
-    rc |= attr_i(g, "NNBMAX", s->p.nnbmax0);
-    rc |= attr_i(g, "NBMAX", s->nbmax);
-    rc |= attr_i(g, "NFIX", dk->nfix);
-    rc |= attr_i(g, "NCRIT", dk->ncrit);
-    rc |= attr_i(g, "NRAND", dk->nrand);
-    rc |= attr_i(g, "NRUN", dk->nrun);
-    rc |= attr_write(g, "KZ", H5T_NATIVE_INT, 1, DECK_NKZ, dk->kz + 1);
+    rc |= sh5_attr_d(g, "ETAI", s->p.etai);
+    rc |= sh5_attr_d(g, "ETAR", s->p.etar);
+    rc |= sh5_attr_d(g, "RS0", s->p.rs0);
+    rc |= sh5_attr_d(g, "DTADJ", s->p.dtadj);
+    rc |= sh5_attr_d(g, "DELTAT", s->p.deltat);
+    rc |= sh5_attr_d(g, "TCRIT", s->p.tcrit);
+    rc |= sh5_attr_d(g, "QE", s->p.qe);
+    rc |= sh5_attr_d(g, "SMAX", s->p.smax);
+    rc |= sh5_attr_d(g, "DTMIN", s->p.dtmin);
+    rc |= sh5_attr_d(g, "RMIN", s->p.rmin);
+    rc |= sh5_attr_d(g, "ETAU", s->p.etau);
+    rc |= sh5_attr_d(g, "ECLOSE", s->p.eclose);
+    rc |= sh5_attr_d(g, "GMIN", s->p.gmin);
+    rc |= sh5_attr_d(g, "GMAX", s->p.gmax);
+    rc |= sh5_attr_d(g, "Q", dk->q);
+    rc |= sh5_attr_i(g, "NNBMAX", s->p.nnbmax0);
+    rc |= sh5_attr_i(g, "NBMAX", s->nbmax);
+    rc |= sh5_attr_i(g, "NFIX", dk->nfix);
+    rc |= sh5_attr_i(g, "NCRIT", dk->ncrit);
+    rc |= sh5_attr_i(g, "NRAND", dk->nrand);
+    rc |= sh5_attr_i(g, "NRUN", dk->nrun);
+    rc |= sh5_attr(g, "KZ", H5T_NATIVE_INT, 1, DECK_NKZ, dk->kz + 1);
     return rc ? -1 : 0;
 }
 
-static int write_bodies(hid_t g, const bodies *b)
+static int write_bodies(hid_t g, const sh5_bodies *b)
 {
     static const char *xn[3] = {"X1", "X2", "X3"}, *vn[3] = {"V1", "V2", "V3"};
     for (int c = 0; c < 3; c++) {
-        if (dset(g, xn[c], H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, b->n, b->x[c], "N-body length (RBAR pc)") ||
-            dset(g, vn[c], H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, b->n, b->v[c], "N-body velocity (VSTAR km/s)"))
+        if (sh5_dset(g, xn[c], H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, b->n, b->x[c], "N-body length (RBAR pc)") ||
+            sh5_dset(g, vn[c], H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, b->n, b->v[c], "N-body velocity (VSTAR km/s)"))
             return -1;
     }
-    if (dset(g, "M", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, b->n, b->m, "N-body mass (total 1 at the start; NZERO*ZMBAR Msun)") ||
-        dset(g, "NAM", H5T_NATIVE_INT, H5T_STD_I32LE, 1, b->n, b->name, "name (1..NZERO)"))
+    if (sh5_dset(g, "M", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, b->n, b->m, "N-body mass (total 1 at the start; NZERO*ZMBAR Msun)") ||
+        sh5_dset(g, "NAM", H5T_NATIVE_INT, H5T_STD_I32LE, 1, b->n, b->name, "name (1..NZERO)"))
         return -1;
     return 0;
 }
 
 /* KZ(19) = 3: each row's star (evol.h): type, luminosity, radius,
  * effective temperature, core mass, initial mass. */
-static int write_stars(hid_t g, const sim *s, const bodies *b)
+static int write_stars(hid_t g, const sim *s, const sh5_bodies *b)
 {
     int n = b->n, *kw = malloc(sizeof(int) * (n + 1));
     double *q = malloc(sizeof(double) * 5 * (n + 1));
@@ -323,12 +312,12 @@ static int write_stars(hid_t g, const sim *s, const bodies *b)
         q[4 * n + k] = st ? st->mzams : NAN;
     }
     if (rc == 0)
-        rc = dset(g, "KW", H5T_NATIVE_INT, H5T_STD_I32LE, 1, n, kw, "stellar type 0..15 (docs/SSE.md)") ||
-             dset(g, "L", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q, "Lsun") ||
-             dset(g, "RS", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q + n, "Rsun") ||
-             dset(g, "TE", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q + 2 * n, "K") ||
-             dset(g, "MC", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q + 3 * n, "Msun (core mass)") ||
-             dset(g, "M0", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q + 4 * n, "Msun (initial mass)")
+        rc = sh5_dset(g, "KW", H5T_NATIVE_INT, H5T_STD_I32LE, 1, n, kw, "stellar type 0..15 (docs/SSE.md)") ||
+             sh5_dset(g, "L", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q, "Lsun") ||
+             sh5_dset(g, "RS", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q + n, "Rsun") ||
+             sh5_dset(g, "TE", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q + 2 * n, "K") ||
+             sh5_dset(g, "MC", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q + 3 * n, "Msun (core mass)") ||
+             sh5_dset(g, "M0", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n, q + 4 * n, "Msun (initial mass)")
                  ? -1 : 0;
     free(kw);
     free(q);
@@ -362,17 +351,17 @@ static int write_binaries(hid_t g, const sim *s)
         per[k] = 2.0 * M_PI * sqrt(b[k].a * b[k].a * b[k].a / (b[k].m1 + b[k].m2));
         memcpy(xc[k], b[k].xcm, sizeof xc[k]);
     }
-    rc = attr_i(g, "NBIN", nb) ||
-         dset(g, "BIN_NAM1", H5T_NATIVE_INT, H5T_STD_I32LE, 1, nb, n1, "name") ||
-         dset(g, "BIN_NAM2", H5T_NATIVE_INT, H5T_STD_I32LE, 1, nb, n2, "name") ||
-         dset(g, "BIN_M1", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, m1, "N-body mass") ||
-         dset(g, "BIN_M2", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, m2, "N-body mass") ||
-         dset(g, "BIN_A", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, a, "N-body length") ||
-         dset(g, "BIN_ECC", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, e, "1") ||
-         dset(g, "BIN_P", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, per, "N-body time") ||
-         dset(g, "BIN_EB", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, eb, "N-body energy (-m1 m2 / 2a)") ||
-         dset(g, "BIN_XCM", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 3, nb, xc, "N-body length") ||
-         dset(g, "BIN_KIND", H5T_NATIVE_INT, H5T_STD_I32LE, 1, nb, kind,
+    rc = sh5_attr_i(g, "NBIN", nb) ||
+         sh5_dset(g, "BIN_NAM1", H5T_NATIVE_INT, H5T_STD_I32LE, 1, nb, n1, "name") ||
+         sh5_dset(g, "BIN_NAM2", H5T_NATIVE_INT, H5T_STD_I32LE, 1, nb, n2, "name") ||
+         sh5_dset(g, "BIN_M1", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, m1, "N-body mass") ||
+         sh5_dset(g, "BIN_M2", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, m2, "N-body mass") ||
+         sh5_dset(g, "BIN_A", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, a, "N-body length") ||
+         sh5_dset(g, "BIN_ECC", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, e, "1") ||
+         sh5_dset(g, "BIN_P", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, per, "N-body time") ||
+         sh5_dset(g, "BIN_EB", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, nb, eb, "N-body energy (-m1 m2 / 2a)") ||
+         sh5_dset(g, "BIN_XCM", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 3, nb, xc, "N-body length") ||
+         sh5_dset(g, "BIN_KIND", H5T_NATIVE_INT, H5T_STD_I32LE, 1, nb, kind,
               "0 KS pair, 1 not regularised, 2 merged hierarchy's inner pair, 3 chain members")
              ? -1 : 0;
 out:
@@ -381,49 +370,34 @@ out:
     return rc;
 }
 
-int snapshot_write(const char *path, const sim *s, const deck *dk, const diag *d, int64_t index,
-                   char *err, size_t errlen)
+hid_t sh5_create(const char *tmp)
 {
-    char tmp[4200], gname[64];
-    durable_tmp_name(path, tmp, sizeof tmp);
-    snprintf(gname, sizeof gname, "Step#%06lld", (long long)index);
-    bodies b;
-    if (bodies_gather(s, &b)) {
-        snprintf(err, errlen, "%s: out of memory for the snapshot", path);
-        return -1;
-    }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our own message instead of HDF5's stack */
-    errno = 0;
-    int injected = durable_fault("snapshot", index);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
 #if H5_VERSION_GE(1, 10, 7)
     if (fapl >= 0) H5Pset_file_locking(fapl, 0, 1); /* one writer, and NFS-safe */
 #endif
-    hid_t fcpl = untimed_plist(H5P_FILE_CREATE); /* the root group's stamp */
+    hid_t fcpl = sh5_untimed_plist(H5P_FILE_CREATE); /* the root group's stamp */
     hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl >= 0 ? fapl : H5P_DEFAULT);
     if (fapl >= 0) H5Pclose(fapl);
-    plist_close(fcpl);
-    int rc = f < 0 ? -1 : 0;
-    hid_t g = -1;
-    if (rc == 0) {
-        rc = attr_str(f, "format", SNAPSHOT_FORMAT) || attr_i(f, "format_version", SNAPSHOT_FORMAT_VERSION) ||
-             attr_str(f, "code", "nbody6c " NBODY6C_VERSION) || attr_str(f, "step_group", gname) ? -1 : 0;
-    }
-    if (rc == 0) {
-        hid_t gcpl = untimed_plist(H5P_GROUP_CREATE);
-        g = H5Gcreate2(f, gname, H5P_DEFAULT, gcpl, H5P_DEFAULT);
-        plist_close(gcpl);
-        rc = g < 0 ? -1 : 0;
-    }
-    if (rc == 0) rc = write_attributes(g, s, dk, d, index);
-    if (rc == 0 && !injected) rc = write_bodies(g, &b);
-    if (rc == 0 && !injected && s->npairs > 0) rc = write_pairs(g, s, &b);
-    if (rc == 0 && !injected && s->evol) rc = write_stars(g, s, &b);
-    if (rc == 0 && !injected) rc = write_binaries(g, s);
+    sh5_plist_close(fcpl);
+    return f;
+}
+
+hid_t sh5_group(hid_t f, const char *name)
+{
+    hid_t gcpl = sh5_untimed_plist(H5P_GROUP_CREATE);
+    hid_t g = H5Gcreate2(f, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    sh5_plist_close(gcpl);
+    return g;
+}
+
+int sh5_finish(hid_t f, hid_t g, int rc, int injected, const char *tmp, const char *path, char *err,
+               size_t errlen)
+{
     if (g >= 0 && H5Gclose(g) < 0) rc = -1;
     if (f >= 0 && H5Fclose(f) < 0) rc = -1;
     int e = errno;
-    bodies_free(&b);
     if (injected && rc == 0) {
         rc = -1;
         e = ENOSPC;
@@ -439,4 +413,37 @@ int snapshot_write(const char *path, const sim *s, const deck *dk, const diag *d
         return -1;
     }
     return durable_commit(tmp, path, err, errlen);
+}
+
+int snapshot_write(const char *path, const sim *s, const deck *dk, const diag *d, int64_t index,
+                   char *err, size_t errlen)
+{
+    char tmp[4200], gname[64];
+    durable_tmp_name(path, tmp, sizeof tmp);
+    snprintf(gname, sizeof gname, "Step#%06lld", (long long)index);
+    sh5_bodies b;
+    if (sh5_bodies_gather(s, &b)) {
+        snprintf(err, errlen, "%s: out of memory for the snapshot", path);
+        return -1;
+    }
+    errno = 0;
+    int injected = durable_fault("snapshot", index);
+    hid_t f = sh5_create(tmp);
+    int rc = f < 0 ? -1 : 0;
+    hid_t g = -1;
+    if (rc == 0) {
+        rc = sh5_attr_str(f, "format", SNAPSHOT_FORMAT) || sh5_attr_i(f, "format_version", SNAPSHOT_FORMAT_VERSION) ||
+             sh5_attr_str(f, "code", "nbody6c " NBODY6C_VERSION) || sh5_attr_str(f, "step_group", gname) ? -1 : 0;
+    }
+    if (rc == 0) {
+        g = sh5_group(f, gname);
+        rc = g < 0 ? -1 : 0;
+    }
+    if (rc == 0) rc = write_attributes(g, s, dk, d, index);
+    if (rc == 0 && !injected) rc = write_bodies(g, &b);
+    if (rc == 0 && !injected && s->npairs > 0) rc = write_pairs(g, s, &b);
+    if (rc == 0 && !injected && s->evol) rc = write_stars(g, s, &b);
+    if (rc == 0 && !injected) rc = write_binaries(g, s);
+    sh5_bodies_free(&b);
+    return sh5_finish(f, g, rc, injected, tmp, path, err, errlen);
 }

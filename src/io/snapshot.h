@@ -6,7 +6,9 @@
  * components) plus the KS pair table when there are pairs and the binary
  * list (every bound pair of stars, reg/ks_binaries.c).
  *
- * snapshot.c writes them, snapread.c reads them back (tests, --ic). */
+ * snapshot.c writes them, snapread.c reads them back (tests, --ic);
+ * snapshot_nb6pp.c writes the same bodies in NBODY6++GPU's layout
+ * (--snapshot-layout nbody6pp). */
 #ifndef NBODY6C_SNAPSHOT_H
 #define NBODY6C_SNAPSHOT_H
 
@@ -38,6 +40,15 @@ void snapshot_path(char *buf, size_t len, const char *dir, int64_t index);
  * temporary file removed and any earlier snapshot untouched. */
 int snapshot_write(const char *path, const sim *s, const deck *dk, const diag *d, int64_t index,
                    char *err, size_t errlen);
+
+/* NBODY6++GPU's layout (snapshot_nb6pp.c, docs/SNAPSHOTS.md): the file
+ * DIR/snap.40_TIME.h5part, TIME with as many decimals as DELTAT needs (that
+ * code's file names); written as snapshot_write writes (same time, same
+ * failure handling, index counts for NBODY6C_FAULT). */
+#define SNAPSHOT_NB6PP_FORMAT "nbody6pp-h5part (nbody6c)"
+void snapshot_nb6pp_path(char *buf, size_t len, const char *dir, double time, double deltat);
+int snapshot_nb6pp_write(const char *path, const sim *s, const deck *dk, const diag *d, int64_t index,
+                         char *err, size_t errlen);
 
 /* A snapshot read back (snapread.c): bodies sorted by name. */
 typedef struct snapshot_data {
