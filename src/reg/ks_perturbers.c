@@ -233,3 +233,12 @@ void ks_set_mode(sim *s, int k)
         ks_orbit_poly(&kp->o, &pf, &c);
     }
 }
+
+void ks_primordial_perturbers(sim *s, double t)
+{
+    for (int k = 0; k < s->npairs; k++) {
+        ks_select_perturbers(s, k, t);
+        ks_set_mode(s, k);
+    }
+    for (int k = 0; k < s->npairs; k++) ks_resolve_pair(s, k, t);
+}

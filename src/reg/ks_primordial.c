@@ -71,12 +71,3 @@ int ks_primordial_layout(sim *s, double t, char *err, size_t errlen)
     ks->nprim_started = np;
     return np;
 }
-
-void ks_primordial_perturbers(sim *s, double t)
-{
-    for (int k = 0; k < s->npairs; k++) {
-        ks_select_perturbers(s, k, t);
-        ks_set_mode(s, k);
-    }
-    for (int k = 0; k < s->npairs; k++) ks_resolve_pair(s, k, t);
-}
