@@ -610,24 +610,32 @@ static void test_evolution_inputs(void)
     deck d;
     char err[1024];
     const char *sev = L1 L2 "0.02 0.01 0.3 2.0 2.0 2.0 2.0D-04 %s 0.5\n" KZA "0 0 0 0 0 1 0 0 3 0\n" KZC KZD
-        KZE L5 "2.3 10.0 0.1 0 0 %s %s 5.0\n" L8;
+        KZE L5 "2.3 %s 0.1 0 0 %s %s 5.0\n" L8;
     char text[2048];
-    snprintf(text, sizeof text, sev, "1.0", "0.05", "0.0");
+    snprintf(text, sizeof text, sev, "1.0", "10.0", "0.05", "0.0");
     int rc = parse(text, &d, err, sizeof err);
     CHECK(rc == 0 && strstr(d.notes, "ZMET = 0.05") && strstr(d.notes, "0.03 is used"),
           "KZ(19) = 3: ZMET 0.05 is clamped to 0.03 with a note (%s)", rc ? err : d.notes);
-    snprintf(text, sizeof text, sev, "1.0", "0.02", "-30.0");
+    snprintf(text, sizeof text, sev, "1.0", "10.0", "0.02", "-30.0");
     rc = parse(text, &d, err, sizeof err);
     CHECK(rc == 0 && strstr(d.notes, "30 Myr old"), "KZ(19) = 3: EPOCH0 = -30 noted as the stars' age (%s)",
           rc ? err : d.notes);
-    snprintf(text, sizeof text, sev, "1.0", "0.02", "10.0");
+    snprintf(text, sizeof text, sev, "1.0", "10.0", "0.02", "10.0");
     rc = parse(text, &d, err, sizeof err);
     CHECK(rc != 0 && strstr(err, "x.deck:10: EPOCH0: 10 Myr"), "KZ(19) = 3: EPOCH0 > 0 refused at its line: %s",
           err);
-    snprintf(text, sizeof text, sev, "0.0", "0.02", "0.0");
+    snprintf(text, sizeof text, sev, "0.0", "10.0", "0.02", "0.0");
     rc = parse(text, &d, err, sizeof err);
     CHECK(rc != 0 && strstr(err, "x.deck:3: RBAR:") && strstr(err, "KZ(19) = 3"),
           "KZ(19) = 3 with RBAR = 0 refused at RBAR's line: %s", err);
+    snprintf(text, sizeof text, sev, "1.0", "150.0", "0.02", "0.0");
+    rc = parse(text, &d, err, sizeof err);
+    CHECK(rc == 0 && strstr(d.notes, "x.deck:10: BODY1 = 150 Msun") && strstr(d.notes, "0.1-100 Msun"),
+          "KZ(19) = 3: BODY1 above 100 Msun noted at its line (%s)", rc ? err : d.notes);
+    snprintf(text, sizeof text, sev, "1.0", "100.0", "0.02", "0.0");
+    rc = parse(text, &d, err, sizeof err);
+    CHECK(rc == 0 && !strstr(d.notes, "BODY1 ="), "KZ(19) = 3: BODY1 = 100 Msun is not noted (%s)",
+          rc ? err : d.notes);
     rc = parse(L1 L2 L3 KZA KZB "1 0 0 0 1 0 0 0 0 0\n" KZD KZE L5 L6 L8, &d, err, sizeof err);
     CHECK(rc == 0 && strstr(d.notes, "KZ(25) = 1: white-dwarf kicks need KZ(19) = 3"),
           "KZ(25) without KZ(19) = 3 noted as without effect (%s)", rc ? err : d.notes);

@@ -308,6 +308,47 @@ static void program_run(const char *dir)
     free(ev2);
 }
 
+/* Masses read from a file (KZ(22) = 2): a star above SSE's 100 Msun is
+ * noted at the start (the deck's BODY1 says nothing then) and the run goes
+ * on; a cluster without one says nothing. */
+static void heavy_star_note(const char *dir)
+{
+    for (int heavy = 0; heavy < 2; heavy++) {
+        char deckp[600], bodies[600], out[600];
+        snprintf(deckp, sizeof deckp, "%s/heavy%d.deck", dir, heavy);
+        snprintf(bodies, sizeof bodies, "%s/heavy%d.10", dir, heavy);
+        snprintf(out, sizeof out, "%s/heavy%d", dir, heavy);
+        FILE *f = fopen(bodies, "w");
+        uint64_t r = 12345;
+        for (int i = 0; i < 64; i++) {   /* 500 Msun in all: body 0 is 150 (heavy) or 7.8 Msun */
+            double m = heavy ? (i == 0 ? 0.3 : 0.7 / 63) : 1.0 / 64, x[6];
+            for (int c = 0; c < 6; c++) {
+                r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+                x[c] = ((double)(r >> 11) / 9007199254740992.0 - 0.5) * (c < 3 ? 2.0 : 1.0);
+            }
+            fprintf(f, "%.17g %g %g %g %g %g %g\n", m, x[0], x[1], x[2], x[3], x[4], x[5]);
+        }
+        fclose(f);
+        f = fopen(deckp, "w");
+        fprintf(f, "1 10000.0\n64 1 0 991 30 1\n0.02 0.03 0.3 0.01 0.01 0.01 1.0E-04 1.0 7.8125\n"
+                   "0 0 0 0 1 0 0 0 0 0\n0 0 0 0 1 1 0 0 3 0\n0 2 0 0 0 0 0 0 0 0\n"
+                   "0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0\n"
+                   "1.0E-04 0.01 0.2 1.0 1.0E-06 0.001\n2.3 40.0 0.1 0 0 0.02 0.0 1.0\n"
+                   "0.5 0.0 0.0 0.0 1.0\n");
+        fclose(f);
+        int rc = io_sh("%s --force --snapshots off --threads 1 --gpu=off --ic %s --out %s %s", NBODY6C_BIN, bodies,
+                       out, deckp);
+        const char *note = strstr(io_out, "star(s) above 100 Msun");
+        if (heavy)
+            CHECK(rc == 0 && note && strstr(io_out, "1 star(s) above 100 Msun (the heaviest 150 Msun)"),
+                  "KZ(19) = 3, masses from a file: a 150 Msun star is noted and the run goes on (exit %d)%s", rc,
+                  rc || !note ? io_out : "");
+        else
+            CHECK(rc == 0 && !note, "KZ(19) = 3, masses from a file, none above 100 Msun: no note (exit %d)%s", rc,
+                  rc || note ? io_out : "");
+    }
+}
+
 int main(void)
 {
     char dir[] = "/tmp/nbody6c-evol-XXXXXX";
@@ -317,6 +358,7 @@ int main(void)
     single_star(0, 1);
     paired_star();
     program_run(dir);
+    heavy_star_note(dir);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd)) {}

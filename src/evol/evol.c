@@ -126,6 +126,8 @@ static void free_state(evol_state *e)
 static int first_states(evol_state *e, const sim *s, char *err, size_t errlen)
 {
     const double t = s->time * e->o.tstar;
+    int nheavy = 0;
+    double mheavy = 0.0;
     for (int i = 0; i < s->ntot; i++) {
         int name = s->name[i];
         if (name < 1 || name > e->nstar || !(s->m[i] > 0.0)) continue;
@@ -137,7 +139,15 @@ static int first_states(evol_state *e, const sim *s, char *err, size_t errlen)
         }
         sse_init(&e->c, &e->st[name - 1], m, t, e->o.epoch0);
         e->mdyn[name - 1] = m;
+        if (m > SSE_MFIT_MAX) {
+            nheavy++;
+            if (m > mheavy) mheavy = m;
+        }
     }
+    if (nheavy > 0)
+        fprintf(stderr, "nbody6c: note: %d star(s) above %g Msun (the heaviest %.4g Msun): the stellar "
+                "evolution fits (Hurley, Pols & Tout 2000) are made for 0.1-%g Msun; they are used "
+                "beyond, as NBODY6 does\n", nheavy, SSE_MFIT_MAX, mheavy, SSE_MFIT_MAX);
     for (int k = 0; k < e->nstar; k++)
         if (!(e->mdyn[k] > 0.0)) {
             snprintf(err, errlen, "stellar evolution: star %d is not a body of its own at the start",

@@ -658,6 +658,12 @@ static int check_evolution(lexer *lx, deck *d)
     if (d->epoch0 < 0.0)
         add_note(d, "EPOCH0 = %g: the stars are %g Myr old at t = 0 (age = t - EPOCH0)\n", d->epoch0,
                  -d->epoch0);
+    /* SSE's fits are made for 0.1-100 Msun; NBODY6 warns and goes on with
+     * them beyond (masses read from a file are checked at the start) */
+    if (d->kz[22] < 2 && d->alphas != 1.0 && d->body1 > SSE_MFIT_MAX)
+        add_note(d, "%s:%d: BODY1 = %g Msun: the stellar evolution fits (Hurley, Pols & Tout 2000) are "
+                 "made for 0.1-%g Msun; heavier stars are evolved with them all the same, as NBODY6 does\n",
+                 lx->name, line_of(lx, "BODY1"), d->body1, SSE_MFIT_MAX);
     int clamped;
     double z = sse_clamp_z(d->zmet, &clamped);
     if (clamped)

@@ -18,6 +18,7 @@
 /* NBODY6's data.f range for ZMET, the range of HPT00's fits. */
 #define SSE_ZMIN 1.0e-4
 #define SSE_ZMAX 0.03
+#define SSE_MFIT_MAX 100.0  /* the fits' upper mass (Msun); they are used beyond it as NBODY6 does */
 
 enum {
     SSE_LMMS = 0, SSE_MS = 1, SSE_HG = 2, SSE_GB = 3, SSE_CHEB = 4,
