@@ -142,6 +142,10 @@ typedef struct sim {
     const struct newpoly_reg *newpoly_reg;
     /* ---- stellar evolution (evol/evol.h; KZ(19) = 3), NULL without ---- */
     struct evol_state *evol;
+    /* each star's radius by name (index name - 1), N-body length units:
+     * set by evol/ (it owns the array), read by reg/'s collision checks;
+     * NULL without stellar evolution (stars are points, nothing collides) */
+    const double *star_radius;
     double rhod;            /* core density in units of M/RSCALE^3 (checks.c; KZ(16)) */
 
     /* the external tidal field (tide.h; KZ(14)), constant in N-body units */

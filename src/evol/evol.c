@@ -16,6 +16,9 @@
  * waits until it is this fraction of the mass, or the type changes. */
 #define APPLY_PAIRED 1.0e-4
 #define TWOPI 6.283185307179586
+/* Checkpoint section SEVO's layout: 2 added the collisions; 1 (none)
+ * still reads. */
+#define SEVO_VERSION 2u
 
 /* ---- random numbers for the kicks (splitmix64: small, checkpointable) ---- */
 
@@ -118,6 +121,7 @@ static void free_state(evol_state *e)
     free(e->st);
     free(e->mdyn);
     free(e->gone);
+    free(e->radius);
     free(e);
 }
 
@@ -139,6 +143,7 @@ static int first_states(evol_state *e, const sim *s, char *err, size_t errlen)
         }
         sse_init(&e->c, &e->st[name - 1], m, t, e->o.epoch0);
         e->mdyn[name - 1] = m;
+        e->radius[name - 1] = e->st[name - 1].rad / e->o.rstar;
         if (m > SSE_MFIT_MAX) {
             nheavy++;
             if (m > mheavy) mheavy = m;
@@ -166,8 +171,9 @@ int evol_create(sim *s, const evol_options *o, char *err, size_t errlen)
         e->st = calloc((size_t)e->nstar, sizeof *e->st);
         e->mdyn = calloc((size_t)e->nstar, sizeof *e->mdyn);
         e->gone = calloc((size_t)e->nstar, 1);
+        e->radius = calloc((size_t)e->nstar, sizeof *e->radius);
     }
-    if (!e || !e->st || !e->mdyn || !e->gone) {
+    if (!e || !e->st || !e->mdyn || !e->gone || !e->radius) {
         free_state(e);
         snprintf(err, errlen, "out of memory for the stellar evolution state");
         return -1;
@@ -176,6 +182,7 @@ int evol_create(sim *s, const evol_options *o, char *err, size_t errlen)
     e->rng = o->seed ^ 0x5eed5eed5eedULL;
     e->tmin = INFINITY;
     s->evol = e;
+    s->star_radius = e->radius;
     return 0;
 }
 
@@ -195,6 +202,7 @@ void evol_close(sim *s)
 {
     free_state(s->evol);
     s->evol = NULL;
+    s->star_radius = NULL;
 }
 
 double evol_booked(const sim *s) { return s->evol ? s->evol->booked : 0.0; }
@@ -207,7 +215,10 @@ const sse_star *evol_star(const sim *s, int name)
 
 void evol_star_gone(sim *s, int name)
 {
-    if (s->evol && name >= 1 && name <= s->evol->nstar) s->evol->gone[name - 1] = 1;
+    if (s->evol && name >= 1 && name <= s->evol->nstar) {
+        s->evol->gone[name - 1] = 1;
+        s->evol->radius[name - 1] = 0.0;
+    }
 }
 
 void evol_census(const sim *s, int64_t by_type[16], double *mass)
@@ -297,6 +308,7 @@ static int apply(sim *s, evol_state *e, int name, const star_news *nw, const dou
     if (ks_star_where(s, name, &kind, &slot)) {
         /* not in the cluster any more (escaped between checks): recorded */
         e->gone[name - 1] = 1;
+        e->radius[name - 1] = 0.0;
         return 0;
     }
     const double dm = e->mdyn[name - 1] - st->mass;
@@ -314,6 +326,7 @@ static int apply(sim *s, evol_state *e, int name, const star_news *nw, const dou
     if (st->kw == SSE_MASSLESS || !(st->mass > 0.0)) {
         if (ks_star_remove(s, i, &de, err, errlen)) return -1;
         e->gone[name - 1] = 1;
+        e->radius[name - 1] = 0.0;
         e->cnt.removed++;
         *resend_all = 1;
         event_line(e, s, "removed", name, nw->kw0, nw->kw1, nw->m0, 0.0, NULL);
@@ -355,6 +368,7 @@ int evol_step(sim *s, int *resend_all, char *err, size_t errlen)
         if (e->gone[k] || st->tnext > T) continue;
         star_news nw;
         advance_star(e, st, T, &nw);
+        e->radius[k] = st->rad / e->o.rstar;
         double vk[3] = {0, 0, 0};
         if (nw.remnant) {
             remnant_kick(e, nw.kw1, st->mass, nw.dm_remnant, vk);
@@ -376,7 +390,92 @@ int evol_step(sim *s, int *resend_all, char *err, size_t errlen)
     for (int k = 0; k < e->nstar; k++)
         if (!e->gone[k] && e->st[k].kw != SSE_MASSLESS) e->tmin = fmin(e->tmin, e->st[k].tnext);
     if (e->events) fflush(e->events);
+    ks_collide_mergers(s); /* the radii grew: a frozen inner orbit may touch now */
     return changes;
+}
+
+/* ---- collisions ------------------------------------------------------------ */
+
+static void merge_line(evol_state *e, const sim *s, int name, const sse_star *was, const sse_star *now,
+                       int other, const sse_star *o)
+{
+    if (!e->events) return;
+    fprintf(e->events, "%12.6f %12.4f %-8s %7d %-6s %-8s %10.5f %10.5f %8.2f %7d %-6s %10.5f\n",
+            s->time, s->time * e->o.tstar, "merge", name, type_name(was->kw), type_name(now->kw),
+            was->mass, now->mass, 0.0, other, type_name(o->kw), o->mass);
+}
+
+/* Stars c->name1 and c->name2 become one (evol_collisions). */
+static int collide(sim *s, evol_state *e, const ks_coll *c, int *resend_all, char *err, size_t errlen)
+{
+    const int a = c->name1, b = c->name2;
+    if (a < 1 || a > e->nstar || b < 1 || b > e->nstar || a == b || e->gone[a - 1] || e->gone[b - 1])
+        return 0; /* one of them already merged into a third, or left */
+    const double T = s->time * e->o.tstar;
+    sse_star prod, sa = e->st[a - 1], sb = e->st[b - 1];
+    double dm_star;
+    const int keep = sse_merge(&e->c, &sa, &sb, T, &prod, &dm_star) ? a : b, lost = keep == a ? b : a;
+    const int audit = s->led.exact;
+    const double e1 = audit ? audit_energy(s) : 0.0;
+    int partner;
+    /* both out of their systems (pair, chain, hierarchy), then one body */
+    if (ks_star_isolate(s, keep, &partner, err, errlen) < 0) return -1;
+    const int j = ks_star_isolate(s, lost, &partner, err, errlen);
+    if (j < 0) return -1;
+    const int i = ks_slot_of_star(s, keep);
+    double de, de2 = 0.0;
+    if (prod.kw == SSE_MASSLESS || !(prod.mass > 0.0)) { /* nothing left: both leave */
+        if (ks_star_remove(s, j, &de, err, errlen)) return -1;
+        if (ks_star_remove(s, ks_slot_of_star(s, keep), &de2, err, errlen)) return -1;
+    } else if (ks_star_merge(s, i, j, prod.mass / e->o.munit, &de, err, errlen) < 0) {
+        return -1;
+    }
+    de += de2;
+    *resend_all = 1;
+    if (audit) {
+        const double de_exact = audit_energy(s) - e1;
+        if (fabs(de_exact - de) > e->audit_max) e->audit_max = fabs(de_exact - de);
+        de = de_exact;
+    }
+    e->booked -= de;
+    ledger_record(&s->led, LED_STAR, s->time, keep, lost, -de, 0.0, 0.0, 0.0);
+    /* the mass the dynamics loses: what the stars threw off, and what
+     * their states had lost and the dynamics not yet (small winds wait) */
+    const double dm = e->mdyn[a - 1] + e->mdyn[b - 1] - prod.mass;
+    e->cnt.dm += dm;
+    e->coll.dm += dm_star;
+    e->coll.n++;
+    e->coll.where[c->where >= 0 && c->where < 3 ? c->where : 0]++;
+    merge_line(e, s, keep, keep == a ? &sa : &sb, &prod, lost, keep == a ? &sb : &sa);
+    e->st[keep - 1] = prod;
+    e->mdyn[keep - 1] = prod.mass;
+    e->mdyn[lost - 1] = 0.0;
+    e->gone[lost - 1] = 1;
+    e->radius[lost - 1] = 0.0;
+    e->radius[keep - 1] = prod.rad / e->o.rstar;
+    if (prod.kw == SSE_MASSLESS) {
+        e->gone[keep - 1] = 1;
+        e->radius[keep - 1] = 0.0;
+    } else {
+        e->tmin = fmin(e->tmin, prod.tnext);
+    }
+    return 1;
+}
+
+int evol_collisions(sim *s, int *resend_all, char *err, size_t errlen)
+{
+    evol_state *e = s->evol;
+    *resend_all = 0;
+    if (!e) return 0;
+    ks_coll c[KS_COLL_MAX];
+    int n = ks_collisions_take(s, c, KS_COLL_MAX), done = 0;
+    for (int k = 0; k < n; k++) {
+        int rc = collide(s, e, &c[k], resend_all, err, errlen);
+        if (rc < 0) return -1;
+        done += rc;
+    }
+    if (e->events && done) fflush(e->events);
+    return done;
 }
 
 /* ---- checkpoint ----------------------------------------------------------- */
@@ -384,6 +483,7 @@ int evol_step(sim *s, int *resend_all, char *err, size_t errlen)
 void evol_save(wbuf *w, const sim *s)
 {
     const evol_state *e = s->evol;
+    wb_u32(w, SEVO_VERSION);
     wb_u32(w, (uint32_t)sizeof(sse_star));
     wb_i64(w, e->nstar);
     wb_f64(w, e->o.z);
@@ -399,12 +499,21 @@ void evol_save(wbuf *w, const sim *s)
     long long bytes = e->events_bytes;
     if (e->events && fflush(e->events) == 0) bytes = ftell(e->events);
     wb_i64(w, bytes);
+    /* version 2: the collisions, and those found but not merged yet */
+    wb_put(w, &e->coll, sizeof e->coll);
+    const ks_coll *pend;
+    int np = ks_collisions_pending(s, &pend);
+    wb_i64(w, np);
+    if (np > 0) wb_put(w, pend, sizeof(ks_coll) * (size_t)np);
 }
 
 int evol_load(rbuf *r, sim *s)
 {
     evol_state *e = s->evol;
-    if (rb_u32(r) != sizeof(sse_star) || rb_i64(r) != e->nstar) return -1;
+    /* version 1 (no collisions) began with sizeof(sse_star), far above 2 */
+    uint32_t first = rb_u32(r), version = first == SEVO_VERSION ? SEVO_VERSION : 1;
+    if (version == SEVO_VERSION) first = rb_u32(r);
+    if (first != sizeof(sse_star) || rb_i64(r) != e->nstar) return -1;
     double z = rb_f64(r), epoch0 = rb_f64(r);
     if (z != e->o.z || epoch0 != e->o.epoch0) return -1;
     rb_get(r, &e->o.kicks, sizeof e->o.kicks);
@@ -416,5 +525,14 @@ int evol_load(rbuf *r, sim *s)
     rb_get(r, &e->cnt, sizeof e->cnt);
     rb_get(r, &e->rng, sizeof e->rng);
     e->events_bytes = rb_i64(r);
+    if (version >= 2) {
+        rb_get(r, &e->coll, sizeof e->coll);
+        int64_t np = rb_i64(r);
+        ks_coll pend[KS_COLL_MAX];
+        if (np < 0 || np > KS_COLL_MAX) return -1;
+        if (np > 0) rb_get(r, pend, sizeof(ks_coll) * (size_t)np);
+        ks_collisions_restore(s, pend, (int)np);
+    }
+    for (int k = 0; k < e->nstar; k++) e->radius[k] = e->gone[k] ? 0.0 : e->st[k].rad / e->o.rstar;
     return rb_done(r);
 }

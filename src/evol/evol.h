@@ -63,17 +63,27 @@ typedef struct evol_counts {
     double dm;              /* Msun lost to the cluster */
 } evol_counts;
 
+/* Collisions (evol_collisions), kept apart from evol_counts so that a
+ * checkpoint written before they existed still reads. */
+typedef struct evol_coll_counts {
+    int64_t n;              /* stars merged (each event once) */
+    int64_t where[3];       /* found in a KS pair, the chain, a merged hierarchy */
+    double dm;              /* Msun thrown off in them (Thorne-Zytkow envelopes, disruptions) */
+} evol_coll_counts;
+
 typedef struct evol_state {
     evol_options o;
     sse_consts c;
     int nstar;
     sse_star *st;           /* star name k at st[k - 1] */
     double *mdyn;           /* Msun: the mass the dynamics carries for each star */
-    unsigned char *gone;    /* removed from the cluster (escaped, massless) */
+    unsigned char *gone;    /* removed from the cluster (escaped, massless, merged into another) */
+    double *radius;         /* N-body length: each live star's radius (s->star_radius) */
     double tmin;            /* Myr: the earliest next update */
     double booked;          /* the energy booked: the sum of E_before - E_after */
     double audit_max;       /* --energy-audit: the largest |exact - local| of a change's energy */
     evol_counts cnt;
+    evol_coll_counts coll;
     uint64_t rng;
     FILE *events;           /* events.txt (NULL: none); the caller opens and closes it */
     long long events_bytes; /* its length at the checkpoint this state was read from */
@@ -94,6 +104,14 @@ void evol_close(sim *s);
  * when slots were compacted (a removal): the caller sends every body and
  * list to the force libraries again, as after escapers. */
 int evol_step(sim *s, int *resend_all, char *err, size_t errlen);
+
+/* The collisions reg/ found (ks_collide.c) merged (after the block in
+ * which they were found, at its time): each pair of stars becomes one, its
+ * state from sse_merge, the dynamics through ks_star_merge, the energy
+ * booked as a star change is (ledger kind star_booked), a line "merge" in
+ * events.txt.  Returns the number merged or -1 with err; *resend_all as
+ * for evol_step. */
+int evol_collisions(sim *s, int *resend_all, char *err, size_t errlen);
 
 /* The energy booked so far (0 without stellar evolution): part of the total
  * energy, as the escapers' is. */

@@ -203,6 +203,13 @@ int ks_partial_flush(sim *s, double t, char *err, size_t errlen);
  *   every body again and rebuilds the schedule, as after escapers.
  * ks_star_pair: the two singles named form a KS pair again (after a
  *   component's change); 1 formed, 0 not (no longer two singles), -1 err.
+ * ks_star_merge: singles i and j collide: j leaves, i becomes the product
+ *   of mass mnew (> 0) at their c.m. position with their c.m. velocity
+ *   (momentum conserved; mnew < m_i + m_j: the mass lost leaves with the
+ *   c.m. velocity); the other bodies' polynomials are corrected, those
+ *   that listed either start again with the product; *de the total
+ *   energy's change.  Returns the product's slot or -1 (err); every body
+ *   was sent to the libraries again.
  * After these the caller rebuilds the schedule (steps and slots moved). */
 int ks_star_where(const sim *s, int name, int *kind, int *sys_slot);
 int ks_star_isolate(sim *s, int name, int *partner, char *err, size_t errlen);
@@ -210,6 +217,28 @@ int ks_star_change(sim *s, int i, double mnew, const double dv[3], double *de, c
                    size_t errlen);
 int ks_star_remove(sim *s, int i, double *de, char *err, size_t errlen);
 int ks_star_pair(sim *s, int name1, int name2, char *err, size_t errlen);
+int ks_star_merge(sim *s, int i, int j, double mnew, double *de, char *err, size_t errlen);
+
+/* Stellar collisions (ks_collide.c), only while s->star_radius is set:
+ * two stars touch when their closest approach is below the sum of their
+ * radii.  The KS pairs are checked at each pericentre passage, the chain's
+ * members after each chain step, the frozen inner pairs of merged
+ * hierarchies by ks_collide_mergers (their orbit is fixed, only the radii
+ * change: evol/ calls it after the stars' updates).  What is found waits
+ * until evol/ takes it after the block (ks_collisions_take removes and
+ * returns up to max of them); a checkpoint carries what waits
+ * (ks_collisions_pending / ks_collisions_restore). */
+enum { KS_COLL_PAIR, KS_COLL_CHAIN, KS_COLL_MERGED };
+#define KS_COLL_MAX 16
+typedef struct ks_coll {
+    int name1, name2;
+    double q;            /* their closest approach (N-body length) */
+    int where;           /* KS_COLL_*: which check found it */
+} ks_coll;
+void ks_collide_mergers(sim *s);
+int ks_collisions_take(sim *s, ks_coll *out, int max);
+int ks_collisions_pending(const sim *s, const ks_coll **out);
+void ks_collisions_restore(sim *s, const ks_coll *c, int n);
 
 /* The checkpoint's sections of reg/ (ks_save.c; io/checkpoint.c keeps the
  * container): KSST the pairs, CHST the chain, MGST the merged hierarchies,

@@ -70,6 +70,7 @@ int ks_advance(sim *s, double t)
             s->ks->steps++;
             if (kp->o.frozen) {
                 kp->o.t0 += kp->o.step;
+                if (s->star_radius) ks_collide_pair(s, k); /* whole periods: pericentres passed */
                 ks_select_perturbers(s, k, kp->o.t0);
                 if (kp->np > 0) {
                     ks_orbit_poly(&kp->o, &pf, &c);
@@ -95,6 +96,7 @@ int ks_advance(sim *s, double t)
                 break;
             }
             double td1 = udotup(&kp->o);
+            if (s->star_radius && td0 < 0.0 && td1 >= 0.0) ks_collide_pair(s, k);
             if ((td0 > 0.0 && td1 <= 0.0) || kp->renew) {
                 int was = ks_pair_perturbed(kp);
                 ks_select_perturbers(s, k, kp->o.t0);

@@ -85,7 +85,12 @@ int ks_chain_advance(sim *s, double t)
         long long st0 = ch->c.steps;
         chain_params par;
         chain_params_default(&par);
+        if (s->star_radius) { /* stellar collisions: the members' distances at every step */
+            par.stop = ks_collide_chain_stop;
+            par.stop_ctx = s;
+        }
         int rc = chain_advance(&ch->c, t, &par, ch->np ? chain_perturb : NULL, s);
+        if (rc >= 0 && s->star_radius) ks_collide_chain_stop(s, &ch->c);
         ch->steps += ch->c.steps - st0;
         if (rc < 0) {
             fprintf(stderr, "nbody6c: chain integration failed at t = %.10g: %s\n", t, ch->c.err);

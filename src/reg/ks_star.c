@@ -65,14 +65,15 @@ int ks_star_isolate(sim *s, int name, int *partner, char *err, size_t errlen)
     return i;
 }
 
-/* Body i's potential per unit mass from every other body at the current
- * time as the energy check measures it: perturbed pairs by their two
- * components, the rest as points (x: sim_predict_all). */
-static double potential_at(const sim *s, int i, const vec3 *x)
+/* The potential per unit mass at point y from every body but slots i and
+ * i2 (-1: none) at the current time as the energy check measures it:
+ * perturbed pairs by their two components, the rest as points (x:
+ * sim_predict_all). */
+static double potential_point(const sim *s, const double y[3], int i, int i2, const vec3 *x)
 {
     double phi = 0.0;
     for (int j = s->ifirst; j < s->ntot; j++) {
-        if (j == i || !(s->m[j] > 0.0)) continue;
+        if (j == i || j == i2 || !(s->m[j] > 0.0)) continue;
         if (j >= s->n && ks_pair_perturbed(&s->ks->pair[j - s->n])) {
             /* the components about the c.m. from the orbit, as the measure */
             const int k = j - s->n;
@@ -81,17 +82,20 @@ static double potential_at(const sim *s, int i, const vec3 *x)
             ks_orbit_predict_h(&s->ks->pair[k].o, s->time, q, qd);
             double d1[3], d2[3];
             for (int c = 0; c < 3; c++) {
-                d1[c] = x[j][c] + m2 / M * q[c] - x[i][c];
-                d2[c] = x[j][c] - m1 / M * q[c] - x[i][c];
+                d1[c] = x[j][c] + m2 / M * q[c] - y[c];
+                d2[c] = x[j][c] - m1 / M * q[c] - y[c];
             }
             phi += m1 / sqrt(dot3(d1, d1)) + m2 / sqrt(dot3(d2, d2));
             continue;
         }
-        double d[3] = {x[j][0] - x[i][0], x[j][1] - x[i][1], x[j][2] - x[i][2]};
+        double d[3] = {x[j][0] - y[0], x[j][1] - y[1], x[j][2] - y[2]};
         phi += s->m[j] / sqrt(dot3(d, d));
     }
     return phi;
 }
+
+/* Body i's potential from every other body. */
+static double potential_at(const sim *s, int i, const vec3 *x) { return potential_point(s, x[i], i, -1, x); }
 
 /* Adds to a polynomial about t0 (value x, slope v, acceleration a, jerk j)
  * a force change that starts at t0 + del: da + dj (tau - t0 - del) for
@@ -269,4 +273,108 @@ int ks_star_pair(sim *s, int name1, int name2, char *err, size_t errlen)
     ks_note_event(s, LED_KS_FORM, s->time, name1, name2, s->ks->last_jump, e0, s->ks->last_a,
                   s->ks->last_ecc, s->ks->last_gamma);
     return 1;
+}
+
+/* The pull on a body at (xk, vk) of mass m at (y, w): acceleration f and
+ * jerk fd, added with weight sgn. */
+static void add_pull(const double xk[3], const double vk[3], double m, const double y[3],
+                     const double w[3], double sgn, double f[3], double fd[3])
+{
+    double d[3] = {y[0] - xk[0], y[1] - xk[1], y[2] - xk[2]};
+    double u[3] = {w[0] - vk[0], w[1] - vk[1], w[2] - vk[2]};
+    double r2 = dot3(d, d), r3 = r2 * sqrt(r2), rv = dot3(d, u);
+    for (int c = 0; c < 3; c++) {
+        f[c] += sgn * m / r3 * d[c];
+        fd[c] += sgn * m * (u[c] - 3.0 * rv / r2 * d[c]) / r3;
+    }
+}
+
+/* Every other body's polynomial loses the pulls of singles i and j and
+ * gains that of the product (mass mn at xn, vn) from the current time on,
+ * each in the part that holds it: i's and the product's where i is listed
+ * (the product keeps i's slot), j's where j is. */
+static void correct_merge(sim *s, int i, int j, double mn, const double xn[3], const double vn[3],
+                          const vec3 *x, const vec3 *vp)
+{
+    const double t = s->time, mi = s->m[i], mj = s->m[j];
+#pragma omp parallel for schedule(static)
+    for (int k = s->ifirst; k < s->ntot; k++) {
+        if (k == i || k == j || !(s->m[k] > 0.0)) continue;
+        double fi[3] = {0, 0, 0}, fdi[3] = {0, 0, 0}, fj[3] = {0, 0, 0}, fdj[3] = {0, 0, 0};
+        add_pull(x[k], vp[k], mn, xn, vn, 1.0, fi, fdi);
+        add_pull(x[k], vp[k], mi, x[i], vp[i], -1.0, fi, fdi);
+        add_pull(x[k], vp[k], mj, x[j], vp[j], -1.0, fj, fdj);
+        if (ks_listed(s, k, i))
+            shift_in(NULL, NULL, s->fi[k], s->fid[k], fi, fdi, t - s->t0[k]);
+        else
+            shift_in(NULL, NULL, s->fr[k], s->frd[k], fi, fdi, t - s->t0r[k]);
+        if (ks_listed(s, k, j))
+            shift_in(NULL, NULL, s->fi[k], s->fid[k], fj, fdj, t - s->t0[k]);
+        else
+            shift_in(NULL, NULL, s->fr[k], s->frd[k], fj, fdj, t - s->t0r[k]);
+        double f[3], fd[3];
+        for (int c = 0; c < 3; c++) {
+            f[c] = fi[c] + fj[c];
+            fd[c] = fdi[c] + fdj[c];
+        }
+        shift_in(s->x0[k], s->v0[k], s->a[k], s->j[k], f, fd, t - s->t0[k]);
+    }
+}
+
+int ks_star_merge(sim *s, int i, int j, double mnew, double *de, char *err, size_t errlen)
+{
+    if (i < s->ifirst || i >= s->n || j < s->ifirst || j >= s->n || i == j || !(mnew > 0.0)) {
+        snprintf(err, errlen, "stellar collision: slots %d, %d are not two singles or mass %g is "
+                 "not positive", i, j, mnew);
+        return -1;
+    }
+    vec3 *v, *x = predicted(s, &v);
+    int *idx = malloc(sizeof(int) * (s->ntot - s->ifirst + 1));
+    if (!x || !idx) {
+        free(x);
+        free(v);
+        free(idx);
+        snprintf(err, errlen, "out of memory at a stellar collision");
+        return -1;
+    }
+    const double mi = s->m[i], mj = s->m[j], m = mi + mj;
+    double xn[3], vn[3], d[3];
+    for (int c = 0; c < 3; c++) {
+        xn[c] = (mi * x[i][c] + mj * x[j][c]) / m;
+        vn[c] = (mi * v[i][c] + mj * v[j][c]) / m;
+        d[c] = x[i][c] - x[j][c];
+    }
+    /* the total energy's change: kinetic, the two bodies' potential with
+     * the rest and with each other, the tidal field's */
+    *de = 0.5 * (mnew * dot3(vn, vn) - mi * dot3(v[i], v[i]) - mj * dot3(v[j], v[j])) -
+          mnew * potential_point(s, xn, i, j, (const vec3 *)x) +
+          mi * potential_point(s, x[i], i, j, (const vec3 *)x) +
+          mj * potential_point(s, x[j], i, j, (const vec3 *)x) + mi * mj / sqrt(dot3(d, d));
+    if (tide_on(&s->tide))
+        *de += tide_potential_energy(&s->tide, mnew, xn) - tide_potential_energy(&s->tide, mi, x[i]) -
+               tide_potential_energy(&s->tide, mj, x[j]);
+    correct_merge(s, i, j, mnew, xn, vn, (const vec3 *)x, (const vec3 *)v);
+    free(x);
+    free(v);
+    /* the bodies that list either feel a jump of their irregular force:
+     * they start again, with the product (its own state changed) */
+    int nb = 0;
+    for (int k = s->ifirst; k < s->ntot; k++)
+        if (k == i || (k != j && s->m[k] > 0.0 && (ks_listed(s, k, i) || ks_listed(s, k, j))))
+            idx[nb++] = k;
+    s->m[i] = mnew;
+    s->mtot += mnew - mi;
+    ks_remove_single(s, j); /* slots above j move down one */
+    s->mmean = s->mtot / s->n;
+    for (int q = 0; q < nb; q++)
+        if (idx[q] > j) idx[q]--;
+    const int inew = i > j ? i - 1 : i;
+    newpoly_send(s, 0, NULL);
+    ks_clear_dirty(s);
+    ks_restart_state(s, nb, idx, s->time);
+    memcpy(s->x0[inew], xn, sizeof xn);
+    memcpy(s->v0[inew], vn, sizeof vn);
+    int rc = newpoly_bodies(s, nb, idx, s->time, 0, err, errlen);
+    free(idx);
+    return rc ? -1 : inew;
 }

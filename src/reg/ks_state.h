@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 #include "reg/chain.h"
+#include "reg/ks.h"
 #include "reg/ks_integrate.h"
 #include "core/sim.h"
 
@@ -134,6 +135,9 @@ typedef struct ks_state {
     /* ---- primordial binaries (ks_primordial.c) ---- */
     int nprim;           /* candidate pairs (2k, 2k+1) at the start (ic_primordial_pairs) */
     int nprim_started;   /* of those, started as KS pairs (closer than RMIN) */
+    /* ---- stars found touching, not merged yet (ks_collide.c) ---- */
+    ks_coll coll[KS_COLL_MAX];
+    int ncoll;
 } ks_state;
 
 /* RMIN for a system of mass M.  RMIN is the close-encounter distance of two
@@ -251,6 +255,14 @@ void ks_partial_relabel_post(sim *s, const int *map, int split, int sa, int sb);
 /* ks_partial_flush: reg/ks.h. */
 /* A ghost: mass 0, far away, never due (chain members, merged inner pairs). */
 void ks_make_ghost(sim *s, int g, double t);
+
+/* ks_collide.c: pair k passed its pericentre (pericentre passage of a
+ * perturbed pair's step, or a whole-period step of an unperturbed one):
+ * notes its two stars when their radii touch there.  The chain's check
+ * runs after each of its steps (ks_collide_chain_stop, a chain_stop_fn
+ * whose ctx is the sim; it never stops the chain). */
+void ks_collide_pair(sim *s, int k);
+int ks_collide_chain_stop(void *ctx, const chain *c);
 
 /* ks_merge.c */
 /* Merger index of the inner c.m. at slot i (name < 0), or -1. */

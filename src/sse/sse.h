@@ -112,6 +112,20 @@ void sse_update(const sse_consts *c, sse_star *s, sse_change *ch);
 /* (c) All updates due up to time t; returns the mass lost. */
 double sse_evolve(const sse_consts *c, sse_star *s, double t);
 
+/* Collisions (sse_merge.c): the product's type for colliding stars of
+ * types k1, k2 (BSE's table, symmetric; > 100: a common-envelope case, the
+ * type left being the value less 100; -1 for a type outside 0..14). */
+int sse_collision_type(int k1, int k2);
+/* The star that stars a and b make when they collide at time t (Myr):
+ * type from the table, mass the sum (less what a Thorne-Zytkow object or
+ * a disruption throws off, and what the HR evolution takes at once, e.g.
+ * a white dwarf above the Chandrasekhar mass), initial mass, age and core
+ * as docs/STELLAR_EVOLUTION.md says, its next update time.  *dm the mass
+ * lost (Msun).  Returns 1 when the product continues star a (the more
+ * evolved one), 0 when it continues b. */
+int sse_merge(const sse_consts *c, const sse_star *a, const sse_star *b, double t, sse_star *out,
+              double *dm);
+
 /* Effective temperature (K) from L and R. */
 double sse_teff(double lum, double rad);
 

@@ -1,0 +1,264 @@
+/* test_collide.c — stellar collisions (reg/ks_collide.c, reg/ks_star.c's
+ * ks_star_merge, evol/'s evol_collisions, sse/sse_merge.c):
+ *   - the product types of BSE's collision table for pairs of types whose
+ *     products the rules state, and the table's symmetry; products of a
+ *     few pairs (mass, type, what is thrown off);
+ *   - two main-sequence stars of a hard KS pair are merged by hand: one
+ *     body is left with the two masses, the momentum kept to rounding, the
+ *     energy change the merge reports is the measured total's jump;
+ *   - the same pair in a run with stellar evolution and a pericentre inside
+ *     the sum of the radii merges once: one star of twice the mass, the
+ *     other gone but counted nowhere else (no escaper, no massless
+ *     remnant), one "merge" line in events.txt, the stars' mass equal to
+ *     the dynamics', the energy conserved with the booking as well as the
+ *     twin run without stellar evolution conserves it;
+ *   - a pair whose pericentre is outside the radii does not merge. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "evol/evol.h"
+#include "integ/block.h"
+#include "core/newpoly.h"
+#include "reg/ks.h"
+#include "simutil.h"
+
+/* The 128-body cluster of test_evol with a hard pair of a 1.2 % and a
+ * 0.8 % star (a = 0.002, eccentricity e), started and run to t = 0.25;
+ * with evol, stellar evolution attached then (1.2 and 0.8 Msun stars, a
+ * solar radius 1/rstar length units, a Myr per time unit). */
+static sim *cluster(double e, int evol, double rstar)
+{
+    enum { N = 128 };
+    static double m[N], x[N][3], v[N][3];
+    deck d;
+    deck_defaults(&d, N);
+    d.nrand = 4321;
+    d.etai = 0.01;
+    d.etar = 0.02;
+    d.rmin = 0.005;
+    d.dtmin = 5e-4;
+    char err[512];
+    if (ic_make(&d, NULL, m, x, v, err, sizeof err)) return NULL;
+    for (int i = 0; i < N; i++) m[i] *= 0.93;
+    m[10] += 0.05;
+    double xc[3] = {x[20][0], x[20][1], x[20][2]}, vc[3] = {v[20][0], v[20][1], v[20][2]};
+    kepler_binary(0.012, 0.008, 0.002, e, 0.3, xc, vc, m + 20, x + 20, v + 20);
+    run_options o = quiet_cpu_options();
+    sim *s = run_start(&d, N, m, (const double(*)[3])x, (const double(*)[3])v, &o, NULL, err, sizeof err);
+    if (!s) {
+        printf("# run_start: %s\n", err);
+        return NULL;
+    }
+    if (run_advance(s, 0.25, err, sizeof err)) {
+        printf("# run: %s\n", err);
+        run_end(s);
+        return NULL;
+    }
+    if (evol) {
+        evol_options eo = {.z = 0.02, .epoch0 = 0.0, .tstar = 1.0, .munit = 100.0, .vstar = 1.0,
+                           .rstar = rstar, .kicks = evol_kicks_default(0), .seed = 1};
+        if (evol_open(s, &eo, err, sizeof err)) {
+            printf("# evol_open: %s\n", err);
+            run_end(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+/* The physical bodies' total momentum and mass at s->time. */
+static void momentum(sim *s, double p[3], double *mass)
+{
+    vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
+    vec3 *xo = malloc(sizeof(vec3) * s->cap), *vo = malloc(sizeof(vec3) * s->cap);
+    double *m = malloc(sizeof(double) * s->cap), mutual;
+    sim_predict_all(s, x, v);
+    ks_physical_state(s, (const double(*)[3])x, (const double(*)[3])v, m, xo, vo, &mutual);
+    p[0] = p[1] = p[2] = 0.0;
+    *mass = 0.0;
+    for (int i = 0; i < s->n; i++) {
+        *mass += m[i];
+        for (int c = 0; c < 3; c++) p[c] += m[i] * vo[i][c];
+    }
+    free(x);
+    free(v);
+    free(xo);
+    free(vo);
+    free(m);
+}
+
+static void table(void)
+{
+    /* BSE's rules (Hurley, Tout & Pols 2002, section 2.7 and its table of
+     * merger products): MS + MS -> MS; MS + He MS -> core He burning; MS +
+     * He WD -> first giant branch; MS + CO WD -> TPAGB; He MS + He MS ->
+     * MS (kept a He star by the mixing); He WD + He WD -> nothing; CO + CO
+     * WD -> ONe WD; NS + NS -> BH; MS + NS -> NS; MS + BH -> BH; anything
+     * with a giant -> common envelope (+100), MS + GB leaving a GB star */
+    static const int want[][3] = {{0, 0, 1},   {1, 0, 1},   {1, 7, 4},    {0, 10, 3},  {1, 11, 6},
+                                  {1, 12, 6},  {7, 7, 1},   {10, 10, 15}, {11, 11, 12}, {13, 13, 14},
+                                  {1, 13, 13}, {1, 14, 14}, {0, 3, 103},  {1, 2, 102}, {7, 10, 7},
+                                  {10, 11, 9}, {13, 14, 14}, {3, 13, 113}};
+    int bad = 0;
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        int got = sse_collision_type(want[k][0], want[k][1]);
+        if (got != want[k][2]) {
+            printf("# table: %d + %d -> %d, want %d\n", want[k][0], want[k][1], got, want[k][2]);
+            bad++;
+        }
+    }
+    CHECK(bad == 0, "table: the products of %zu pairs of types are BSE's", sizeof want / sizeof want[0]);
+    int asym = 0;
+    for (int i = 0; i < 15; i++)
+        for (int j = 0; j < 15; j++) asym += sse_collision_type(i, j) != sse_collision_type(j, i);
+    CHECK(asym == 0 && sse_collision_type(15, 0) == -1, "table: symmetric, types 0..14 only");
+
+    sse_consts c;
+    sse_zcnsts(&c, 0.02);
+    sse_star a, b, p;
+    double dm;
+    sse_init(&c, &a, 1.2, 100.0, 0.0);
+    sse_init(&c, &b, 0.8, 100.0, 0.0);
+    int first = sse_merge(&c, &a, &b, 100.0, &p, &dm);
+    CHECK(first == 1 && p.kw == SSE_MS && fabs(p.mass - 2.0) < 1e-12 && dm < 1e-12 && p.tnext > 100.0 &&
+              p.rad > 0.0 && 100.0 - p.epoch < 0.1 * 100.0 + 1e-9,
+          "products: 1.2 + 0.8 Msun MS stars make a 2 Msun MS star, mixed and young (%d, %.6f Msun, "
+          "age %.3g Myr)", p.kw, p.mass, 100.0 - p.epoch);
+    /* a neutron star swallowing a MS star: the envelope is thrown off */
+    sse_star ns = a;
+    ns.kw = SSE_NS;
+    ns.mass = ns.m0 = ns.mc = 1.3;
+    first = sse_merge(&c, &b, &ns, 100.0, &p, &dm);
+    CHECK(first == 0 && p.kw == SSE_NS && fabs(p.mass - 1.3) < 1e-12 && fabs(dm - 0.8) < 1e-12,
+          "products: a NS and a MS star leave the NS, the star's 0.8 Msun thrown off (%d, %.3f, %.3f)",
+          p.kw, p.mass, dm);
+    sse_star w1 = a, w2 = a;
+    w1.kw = w2.kw = SSE_HEWD;
+    w1.mass = w1.m0 = w1.mc = 0.3;
+    w2.mass = w2.m0 = w2.mc = 0.25;
+    sse_merge(&c, &w1, &w2, 100.0, &p, &dm);
+    CHECK(p.kw == SSE_MASSLESS && p.mass == 0.0 && fabs(dm - 0.55) < 1e-12,
+          "products: two He white dwarfs leave nothing (%d, %.3f thrown off)", p.kw, dm);
+}
+
+/* A hard pair's two stars merged by hand: one body, momentum, energy. */
+static void by_hand(void)
+{
+    sim *s = cluster(0.3, 0, 1.0);
+    CHECK(s && s->npairs >= 1, "by hand: the hard pair is regularised");
+    if (!s || s->npairs < 1) {
+        if (s) run_end(s);
+        return;
+    }
+    char err[512];
+    int partner, n0 = s->n;
+    int i = ks_star_isolate(s, 21, &partner, err, sizeof err);
+    int j = ks_slot_of_star(s, 22);
+    double p0[3], m0, p1[3], m1;
+    momentum(s, p0, &m0);
+    double e0 = checks_energy(s), de = 0.0, mi = i >= 0 ? s->m[i] : 0.0, mj = j >= 0 ? s->m[j] : 0.0;
+    int k = i >= 0 && j >= 0 ? ks_star_merge(s, i, j, mi + mj, &de, err, sizeof err) : -1;
+    newpoly_send(s, 0, NULL);
+    block_reschedule(s->bs);
+    double e1 = checks_energy(s);
+    momentum(s, p1, &m1);
+    CHECK(k >= 0 && s->n == n0 - 1 && ks_slot_of_star(s, 22) < 0 && ks_slot_of_star(s, 21) == k &&
+              s->m[k] == mi + mj,
+          "by hand: one body of %.4f is left, the other gone%s%s", mi + mj, k >= 0 ? "" : ": ",
+          k >= 0 ? "" : err);
+    double dp = sqrt((p1[0] - p0[0]) * (p1[0] - p0[0]) + (p1[1] - p0[1]) * (p1[1] - p0[1]) +
+                     (p1[2] - p0[2]) * (p1[2] - p0[2]));
+    printf("# by hand: momentum change %.2e (of m v ~ %.2e), mass %.17g -> %.17g\n", dp, mi * 0.5, m0, m1);
+    CHECK(dp < 1e-15 && fabs(m1 - m0) < 1e-15, "by hand: momentum and mass kept to rounding (%.2e)", dp);
+    printf("# by hand: dE %.6e, measured jump %.6e, difference %.2e of |E|\n", de, e1 - e0,
+           fabs(e1 - e0 - de) / fabs(e0));
+    CHECK(fabs(e1 - e0 - de) < 1e-13 * fabs(e0) && fabs(de) > 1e-6 * fabs(e0),
+          "by hand: the merge's energy is the measured total's change (%.2e of |E|)",
+          fabs(e1 - e0 - de) / fabs(e0));
+    double e2 = NAN;
+    if (run_advance(s, 1.25, err, sizeof err) == 0) e2 = checks_energy(s);
+    CHECK(isfinite(e2) && fabs(e2 - e1) < 1e-5 * fabs(e1), "by hand: the run goes on (dE/E %.2e)",
+          fabs(e2 - e1) / fabs(e1));
+    run_end(s);
+}
+
+/* The lines of f (from the start) that begin an event "what". */
+static int event_lines(FILE *f, const char *what)
+{
+    char line[512], w[32];
+    int n = 0;
+    rewind(f);
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%*s %*s %31s", w) == 1 && !strcmp(w, what)) n++;
+    return n;
+}
+
+/* Through the run: the pair with eccentricity e, radii of 1/rstar. */
+static void in_run(double e, int touch)
+{
+    const char *what = touch ? "touching pair" : "wide pericentre";
+    /* ZAMS radii 1.2 and 0.8 Msun: R1 + R2 = 1.9 Rsun / rstar; pericentre
+     * 2e-4 (e = 0.9) or 1.4e-3 (e = 0.3) */
+    const double rstar = 4000.0;
+    sim *s = cluster(e, 1, rstar), *twin = cluster(e, 0, rstar);
+    CHECK(s && twin && s->evol, "%s: clusters started", what);
+    if (!s || !twin || !s->evol) return;
+    evol_state *ev = s->evol;
+    FILE *events = tmpfile();
+    ev->events = events;
+    char err[512];
+    const int n0 = s->n;
+    const double e1 = checks_energy(s), t1 = checks_energy(twin);
+    const double m21 = ev->st[20].mass, m22 = ev->st[21].mass;
+    double p0[3], mm0;
+    momentum(s, p0, &mm0);
+    int ok = run_advance(s, 1.25, err, sizeof err) == 0 && run_advance(twin, 1.25, err, sizeof err) == 0;
+    const double e2 = checks_energy(s), t2 = checks_energy(twin);
+    int64_t by_type[16];
+    double mstars;
+    evol_census(s, by_type, &mstars);
+    const int nlines = events ? event_lines(events, "merge") : -1;
+    printf("# %s: %lld collisions (%lld in KS pairs), n %d -> %d, events %d, escaped %d, removed %lld\n",
+           what, (long long)ev->coll.n, (long long)ev->coll.where[KS_COLL_PAIR], n0, s->n, nlines,
+           s->n_escaped, (long long)ev->cnt.removed);
+    if (touch) {
+        const int keep = ks_slot_of_star(s, 21) >= 0 ? 21 : 22, lost = keep == 21 ? 22 : 21;
+        CHECK(ok && ev->coll.n == 1 && s->n == n0 - 1 && ks_slot_of_star(s, lost) < 0 && ev->gone[lost - 1] &&
+                  !ev->gone[keep - 1],
+              "%s: the two stars merged once into star %d", what, keep);
+        CHECK(fabs(ev->st[keep - 1].mass - (m21 + m22)) < 1e-9 && ev->st[keep - 1].kw == SSE_MS &&
+                  fabs(s->m[ks_slot_of_star(s, keep) >= 0 ? ks_slot_of_star(s, keep) : 0] * 100.0 - (m21 + m22)) <
+                      1e-9,
+              "%s: the product is a MS star of %.6f Msun (the two masses %.6f), also in the dynamics",
+              what, ev->st[keep - 1].mass, m21 + m22);
+        CHECK(s->n_escaped == 0 && ev->cnt.removed == 0 && nlines == 1 && ev->mdyn[lost - 1] == 0.0,
+              "%s: nothing counted twice (escaped %d, removed %lld, %d merge lines)", what, s->n_escaped,
+              (long long)ev->cnt.removed, nlines);
+    } else {
+        CHECK(ok && ev->coll.n == 0 && s->n == n0 && nlines == 0 && ks_slot_of_star(s, 21) >= 0 &&
+                  ks_slot_of_star(s, 22) >= 0,
+              "%s: the stars pass each other (%lld collisions)", what, (long long)ev->coll.n);
+    }
+    CHECK(fabs(mstars - s->mtot * 100.0) < 1e-9 * mstars && fabs(mstars / 100.0 - mm0) < 1e-4 * mm0,
+          "%s: the stars' mass is the dynamics' (%.12f against %.12f Msun)", what, mstars, s->mtot * 100.0);
+    double drift = fabs(e2 - e1) / fabs(e1), twin_drift = fabs(t2 - t1) / fabs(t1);
+    printf("# %s: t = 0.25 -> 1.25: dE/E %.2e with %.3e booked (twin without stellar evolution %.2e)\n", what,
+           drift, ev->booked, twin_drift);
+    CHECK(isfinite(e2) && drift < fmax(3.0 * twin_drift, 2e-7),
+          "%s: energy conserved with the booking as in the twin (%.2e against %.2e)", what, drift, twin_drift);
+    ev->events = NULL;
+    if (events) fclose(events);
+    run_end(s);
+    run_end(twin);
+}
+
+int main(void)
+{
+    table();
+    by_hand();
+    in_run(0.9, 1);
+    in_run(0.3, 0);
+    return check_done();
+}
