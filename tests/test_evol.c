@@ -13,7 +13,11 @@
  *     black holes with kicks, events.txt names them, every check's dE/E
  *     stays below 1e-5 with the mass loss booked, the dynamical mass equals
  *     the stars' masses, and a restart from the middle gives the same run
- *     (events, energies, masses to the last bit). */
+ *     (events, energies, masses to the last bit);
+ *   - the same cluster with stars 4e4 times larger in N-body units: stars
+ *     collide, each collision once in events.txt and the summary, the
+ *     energy conserved with the booking, a restart after a collision the
+ *     same run. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -209,15 +213,17 @@ static double json_value(const char *dir, const char *key)
     return at ? strtod(at + strlen(k), NULL) : NAN;
 }
 
-/* 256 Kroupa stars (0.1-40 Msun), RBAR 4 pc: T* = 11.9 Myr. */
-static void write_deck(const char *path, double tcrit, int kstart)
+/* 256 Kroupa stars (0.1-40 Msun), RBAR 4 pc: T* = 11.9 Myr; RBAR 1e-4 pc
+ * (20 AU) for collisions: the stars' radii 4e4 times larger in N-body
+ * units (and T* 60 minutes: no star evolves). */
+static void write_deck(const char *path, double tcrit, int kstart, double rbar)
 {
     FILE *f = fopen(path, "w");
-    fprintf(f, "%d 10000.0\n256 1 0 991 60 1\n0.02 0.03 0.3 1.0 1.0 %g 1.0E-04 4.0 0.5\n"
+    fprintf(f, "%d 10000.0\n256 1 0 991 60 1\n0.02 0.03 0.3 1.0 1.0 %g 1.0E-04 %g 0.5\n"
                "2 0 0 0 1 0 0 0 0 0\n0 0 0 0 1 1 0 0 3 6\n0 0 1 0 0 0 0 0 0 1\n"
                "0 0 0 0 0 0 0 0 0 1\n0 0 0 0 0 0 0 0 0 0\n"
                "1.0E-04 0.01 0.2 1.0 1.0E-06 0.001\n2.3 40.0 0.1 0 0 0.02 0.0 1.0\n"
-               "0.5 0.0 0.0 0.0 1.0\n", kstart, tcrit);
+               "0.5 0.0 0.0 0.0 1.0\n", kstart, tcrit, rbar);
     fclose(f);
 }
 
@@ -235,13 +241,16 @@ static double log_max_de(const char *dir, int *nchecks)
     return mx;
 }
 
+static void restart_same(const char *dir, const char *deckp, const char *full, const char *half,
+                         const char *what);
+
 static void program_run(const char *dir)
 {
-    char deckp[600], full[600], half[600], cmd[4096], p[700];
+    char deckp[600], full[600], half[600], p[700];
     snprintf(deckp, sizeof deckp, "%s/sev.deck", dir);
     snprintf(full, sizeof full, "%s/full", dir);
     snprintf(half, sizeof half, "%s/half", dir);
-    write_deck(deckp, 5.0, 1);
+    write_deck(deckp, 5.0, 1, 4.0);
     int rc = io_sh("%s --force --snapshots off --threads 1 --out %s %s", NBODY6C_BIN, full, deckp);
     CHECK(rc == 0, "KZ(19) = 3: a Kroupa cluster runs to 60 Myr (exit %d)%s", rc, rc ? io_out : "");
     if (rc) return;
@@ -268,9 +277,20 @@ static void program_run(const char *dir)
     CHECK(isfinite(mass) && lost > 10.0 && fabs(mdyn - mass) < 1e-6 * mass,
           "KZ(19) = 3: %.2f Msun lost; the bodies carry the stars' mass (%.6f against %.6f)", lost, mdyn, mass);
 
-    /* the same run stopped by SIGTERM once its log has passed t = 1 (the
-     * checkpoint written at the block where the signal came), continued */
-    char log[700], out[700];
+    free(ev);
+    restart_same(dir, deckp, full, half, "KZ(19) = 3");
+}
+
+/* The run of deckp (done in full) again in half, stopped by SIGTERM once
+ * its log has passed t = 1 (the checkpoint written at the block where the
+ * signal came), continued: the same events and summary to the last bit. */
+static void restart_same(const char *dir, const char *deckp, const char *full, const char *half,
+                         const char *what)
+{
+    char cmd[4096], p[700], log[700], out[700];
+    snprintf(p, sizeof p, "%s/events.txt", full);
+    char *ev = io_read(p, NULL);
+    int rc;
     snprintf(cmd, sizeof cmd, "%s --force --snapshots off --threads 1 --out %s %s", NBODY6C_BIN, half, deckp);
     snprintf(log, sizeof log, "%s/log.txt", half);
     snprintf(out, sizeof out, "%s/half.out", dir);
@@ -280,12 +300,12 @@ static void program_run(const char *dir)
     io_wait(pid);
     double t_half = json_value(half, "t_end");
     if (!reached) {
-        SKIP("KZ(19) = 3: the run ended before its log reached t = 1: no restart to compare");
+        SKIP("%s: the run ended before its log reached t = 1: no restart to compare", what);
         free(ev);
         return;
     }
     rc = io_sh("%s --snapshots off --threads 1 --restart %s/checkpoint.bin", NBODY6C_BIN, half);
-    CHECK(rc == 0, "KZ(19) = 3: stopped by SIGTERM at t = %g and continued to 5 (exit %d)%s", t_half, rc,
+    CHECK(rc == 0, "%s: stopped by SIGTERM at t = %g and continued to 5 (exit %d)%s", what, t_half, rc,
           rc ? io_out : "");
     if (rc) {
         free(ev);
@@ -293,7 +313,8 @@ static void program_run(const char *dir)
     }
     snprintf(p, sizeof p, "%s/events.txt", half);
     char *ev2 = io_read(p, NULL);
-    const char *keys[] = {"stellar_mass_msun", "mass_lost_msun", "energy_booked", "e_end", "e_escaped", "mass"};
+    const char *keys[] = {"stellar_mass_msun", "mass_lost_msun", "energy_booked", "e_end", "e_escaped", "mass",
+                          "n_collisions"};
     int same = ev && ev2 && strcmp(ev, ev2) == 0;
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         double a = json_value(full, keys[k]), b = json_value(half, keys[k]);
@@ -302,8 +323,8 @@ static void program_run(const char *dir)
             same = 0;
         }
     }
-    CHECK(same, "KZ(19) = 3: the restarted run is the same run (events.txt and summary's masses and "
-          "energies to the last bit)");
+    CHECK(same, "%s: the restarted run is the same run (events.txt and summary's masses, energies and "
+          "collisions to the last bit)", what);
     free(ev);
     free(ev2);
 }
@@ -349,6 +370,41 @@ static void heavy_star_note(const char *dir)
     }
 }
 
+/* Stars 4e4 times larger (RBAR 1e-4 pc): they collide in KS pairs and
+ * chains; each collision once in events.txt and the summary, the stars'
+ * mass the dynamics', every check's dE small with the booking, a restart
+ * after the first collision the same run. */
+static void collide_run(const char *dir)
+{
+    char deckp[600], full[600], half[600], p[700];
+    snprintf(deckp, sizeof deckp, "%s/coll.deck", dir);
+    snprintf(full, sizeof full, "%s/cfull", dir);
+    snprintf(half, sizeof half, "%s/chalf", dir);
+    write_deck(deckp, 5.0, 1, 1.0e-4);
+    int rc = io_sh("%s --force --snapshots off --threads 1 --out %s %s", NBODY6C_BIN, full, deckp);
+    CHECK(rc == 0, "collisions: a cluster of large stars runs to t = 5 (exit %d)%s", rc, rc ? io_out : "");
+    if (rc) return;
+    int nck;
+    const double mx = log_max_de(full, &nck), ncoll = json_value(full, "n_collisions");
+    const double mass = json_value(full, "stellar_mass_msun"), mdyn = json_value(full, "dynamical_mass_msun");
+    const double removed = json_value(full, "massless_removed"), esc = json_value(full, "n_escaped");
+    snprintf(p, sizeof p, "%s/events.txt", full);
+    char *ev = io_read(p, NULL);
+    int nmerge = 0;
+    for (const char *q = ev; q && (q = strstr(q, " merge ")); q++) nmerge++;
+    free(ev);
+    printf("# collisions: %g (events %d), %d checks, largest dE/E %.2e, stars %.6f Msun, dynamics %.6f\n",
+           ncoll, nmerge, nck, mx, mass, mdyn);
+    CHECK(ncoll >= 1 && nmerge == (int)ncoll && removed == 0 && !(esc > 0),
+          "collisions: %g stars merged, each once in events.txt (%d), none counted as removed or escaped",
+          ncoll, nmerge);
+    CHECK(fabs(mdyn - mass) < 1e-9 * mass, "collisions: the bodies carry the stars' mass (%.9f against %.9f)",
+          mdyn, mass);
+    CHECK(nck >= 5 && mx < 1e-5, "collisions: every check's dE/E below 1e-5 with the collisions booked "
+          "(%d checks, largest %.2e)", nck, mx);
+    restart_same(dir, deckp, full, half, "collisions");
+}
+
 int main(void)
 {
     char dir[] = "/tmp/nbody6c-evol-XXXXXX";
@@ -359,6 +415,7 @@ int main(void)
     paired_star();
     program_run(dir);
     heavy_star_note(dir);
+    collide_run(dir);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd)) {}

@@ -807,7 +807,7 @@ static int open_events(run_ctx *c, const char *from_dir, char *err, size_t errle
     }
     if (fresh)
         fprintf(c->events, "#      t_nb        t_Myr event       name kw_old kw_new      m_old      m_new  "
-                "vkick_kms\n");
+                "vkick_kms  [merge: other kw_oth    m_other]\n");
     e->events = c->events;
     return 0;
 }
