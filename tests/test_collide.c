@@ -12,7 +12,10 @@
  *     remnant), one "merge" line in events.txt, the stars' mass equal to
  *     the dynamics', the energy conserved with the booking as well as the
  *     twin run without stellar evolution conserves it;
- *   - a pair whose pericentre is outside the radii does not merge. */
+ *   - a pair whose pericentre is outside the radii does not merge;
+ *   - two members of a chain touch and merge (a binary-single encounter);
+ *   - the frozen inner pair of a merged triple touches once its stars'
+ *     radii grow: the hierarchy splits, the two merge. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 #include "integ/block.h"
 #include "core/newpoly.h"
 #include "reg/ks.h"
+#include "reg/ks_state.h"
 #include "simutil.h"
 
 /* The 128-body cluster of test_evol with a hard pair of a 1.2 % and a
@@ -254,11 +258,136 @@ static void in_run(double e, int touch)
     run_end(twin);
 }
 
+/* n bodies (c.m. frame) and 8 light field bodies on a ring (as
+ * test_ks_chain and test_ks_merge run them), KZ(15) = KZ(30) = chain,
+ * stellar evolution attached with the first nr stars' radii set to r (the
+ * rest, and products, a millionth of their solar radii; a
+ * mass unit of 40 Msun, a microyear per time unit: no star evolves). */
+static sim *small_system(int n, double *m, double (*x)[3], double (*v)[3], int chain, int nr, double r)
+{
+    n = add_field_ring(n, 8, m, x, v);
+    deck d;
+    deck_defaults(&d, n);
+    d.rs0 = 100.0;
+    d.etai = 0.005;
+    d.etar = 0.01;
+    d.etau = 0.1;
+    d.rmin = 0.01;
+    d.dtmin = 1e-3;
+    d.eclose = 1.0;
+    d.smax = 0.125;
+    d.kz[16] = 0;
+    d.kz[15] = chain;
+    d.kz[30] = chain;
+    run_options ro = quiet_cpu_options();
+    char err[512];
+    sim *s = run_start(&d, n, m, (const double(*)[3])x, (const double(*)[3])v, &ro, NULL, err, sizeof err);
+    if (!s) {
+        printf("# run_start: %s\n", err);
+        return NULL;
+    }
+    s->p.fixed_radius = 1;
+    evol_options eo = {.z = 0.02, .epoch0 = 0.0, .tstar = 1e-6, .munit = 40.0, .vstar = 1.0,
+                       .rstar = 1e6, .kicks = evol_kicks_default(0), .seed = 1};
+    if (evol_open(s, &eo, err, sizeof err)) {
+        printf("# evol_open: %s\n", err);
+        run_end(s);
+        return NULL;
+    }
+    for (int k = 0; k < nr; k++) s->evol->radius[k] = r;
+    return s;
+}
+
+/* A hard binary met by a single (test_ks_chain's resonant encounter):
+ * with radii that the binary's own pericentre does not reach, two members
+ * touch inside the chain. */
+static void in_chain(void)
+{
+    double m[3 + 8], x[3 + 8][3], v[3 + 8][3], xc[3] = {0, 0, 0};
+    kepler_binary(0.25, 0.25, 0.002, 0.3, 0.0, xc, xc, m, x, v);
+    m[2] = 0.25;
+    x[2][0] = 0.0005;
+    x[2][1] = 0.08;
+    x[2][2] = 0.0;
+    v[2][0] = 0.0;
+    v[2][1] = -1.2;
+    v[2][2] = 0.05;
+    const double r = getenv("COLLIDE_CHAIN_R") ? atof(getenv("COLLIDE_CHAIN_R")) : 3e-4;
+    sim *s = small_system(3, m, x, v, 1, 3, r);
+    CHECK(s != NULL, "chain: started");
+    if (!s) return;
+    char err[512];
+    const double e0 = checks_energy(s);
+    const int n0 = s->n;
+    double eprev = e0, jump = 0.0;
+    int ok = 1;
+    for (int q = 1; q <= 40 && ok; q++) {
+        ok = run_advance(s, q / 40.0, err, sizeof err) == 0;
+        const double e = checks_energy(s);
+        jump = fmax(jump, fabs(e - eprev) / fabs(e0));
+        eprev = e;
+    }
+    const evol_state *ev = s->evol;
+    printf("# chain: %lld chains started; collisions %lld (KS %lld, chain %lld), n %d -> %d, largest dE/E "
+           "over 1/40 %.2e, booked %.4e\n", (long long)s->ks->ch.started, (long long)ev->coll.n,
+           (long long)ev->coll.where[KS_COLL_PAIR], (long long)ev->coll.where[KS_COLL_CHAIN], n0, s->n, jump,
+           ev->booked);
+    CHECK(ok && s->ks->ch.started >= 1 && ev->coll.where[KS_COLL_CHAIN] == 1 && ev->coll.n == 1 &&
+              s->n == n0 - 1,
+          "chain: two members touch inside the chain and merge, once (%lld)", (long long)ev->coll.n);
+    CHECK(ok && jump < 1e-6 && fabs(ev->booked) > 1e-3 * fabs(e0),
+          "chain: the energy stays continuous with the collision booked (largest dE/E %.2e, booked %.2e of "
+          "|E|)", jump, fabs(ev->booked) / fabs(e0));
+    run_end(s);
+}
+
+/* A stable triple merged into one KS pair (test_ks_merge's): its frozen
+ * inner orbit (pericentre 0.0018) touches once the inner stars' radii
+ * grow to 0.001; the hierarchy splits and the two merge; the outer star
+ * stays. */
+static void in_hierarchy(void)
+{
+    double m[3 + 8], x[3 + 8][3], v[3 + 8][3], o[3] = {0, 0, 0}, mo[2], xo[2][3], vo[2][3];
+    kepler_binary(0.8, 0.2, 0.02, 0.2, M_PI / 6.0, o, o, mo, xo, vo);
+    kepler_binary(0.4, 0.4, 0.002, 0.1, 0.0, xo[0], vo[0], m, x, v);
+    m[2] = 0.2;
+    memcpy(x[2], xo[1], sizeof x[2]);
+    memcpy(v[2], vo[1], sizeof v[2]);
+    sim *s = small_system(3, m, x, v, 1, 3, 1e-5);
+    CHECK(s != NULL, "hierarchy: started");
+    if (!s) return;
+    char err[512];
+    int ok = run_advance(s, 0.01, err, sizeof err) == 0;
+    const int merged = s->ks->nmerge, n0 = s->n;
+    const double e0 = checks_energy(s);
+    ks_collide_mergers(s); /* radii as they are: nothing */
+    const ks_coll *pend;
+    const int none = ks_collisions_pending(s, &pend) == 0;
+    s->evol->radius[0] = s->evol->radius[1] = 0.001;
+    ks_collide_mergers(s); /* as after the stars' updates */
+    ok = ok && run_advance(s, 0.02, err, sizeof err) == 0;
+    const double e1 = checks_energy(s);
+    const evol_state *ev = s->evol;
+    printf("# hierarchy: merged %d; collisions %lld (merged hierarchy %lld), n %d -> %d, dE/E %.2e, booked "
+           "%.4e\n", merged, (long long)ev->coll.n, (long long)ev->coll.where[KS_COLL_MERGED], n0, s->n,
+           (e1 - e0) / fabs(e0), ev->booked);
+    CHECK(ok && merged == 1 && none, "hierarchy: the triple is merged, its inner stars apart");
+    CHECK(ev->coll.where[KS_COLL_MERGED] == 1 && ev->coll.n == 1 && s->n == n0 - 1 &&
+              ks_slot_of_star(s, 3) >= 0 && !ev->gone[2],
+          "hierarchy: the inner stars merge once grown, the outer star stays (%lld)", (long long)ev->coll.n);
+    CHECK(fabs(e1 - e0) < 1e-6 * fabs(e0) && fabs(ev->booked) > 0.1 * fabs(e0),
+          "hierarchy: the energy stays continuous with the collision booked (dE/E %.2e, booked %.2e of |E|)",
+          (e1 - e0) / fabs(e0), fabs(ev->booked) / fabs(e0));
+    run_end(s);
+}
+
 int main(void)
 {
     table();
     by_hand();
     in_run(0.9, 1);
     in_run(0.3, 0);
+    in_chain();
+    in_hierarchy();
     return check_done();
 }

@@ -468,10 +468,19 @@ int evol_collisions(sim *s, int *resend_all, char *err, size_t errlen)
     *resend_all = 0;
     if (!e) return 0;
     ks_coll c[KS_COLL_MAX];
-    int n = ks_collisions_take(s, c, KS_COLL_MAX), done = 0;
+    int n = ks_collisions_take(s, c, KS_COLL_MAX), done = 0, used[2 * KS_COLL_MAX], nused = 0;
     for (int k = 0; k < n; k++) {
+        /* a star already merged at this time is another star now, elsewhere:
+         * what it touched before is stale (its next approach is checked) */
+        int stale = 0;
+        for (int q = 0; q < nused; q++) stale |= used[q] == c[k].name1 || used[q] == c[k].name2;
+        if (stale) continue;
         int rc = collide(s, e, &c[k], resend_all, err, errlen);
         if (rc < 0) return -1;
+        if (rc > 0) {
+            used[nused++] = c[k].name1;
+            used[nused++] = c[k].name2;
+        }
         done += rc;
     }
     if (e->events && done) fflush(e->events);
