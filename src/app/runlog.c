@@ -170,6 +170,7 @@ static void fill_row(const runlog *r, const sim *s, const diag *d, const ledger_
     row->n_ns = s->evol ? (double)k[SSE_NS] : NAN;
     row->n_bh = s->evol ? (double)k[SSE_BH] : NAN;
     row->de_star = li->ev[LED_STAR] / norm;
+    row->n_coll = s->evol ? (double)s->evol->coll.n : NAN;
 }
 
 void runlog_check(runlog *r, const sim *s, const diag *d, const ledger_interval *li, int first)

@@ -84,7 +84,8 @@ typedef struct run_walls {
     X(n_wd, "n_WD", "-", 6, "%*.0f", "white dwarfs now (KZ(19) = 3)")                             \
     X(n_ns, "n_NS", "-", 6, "%*.0f", "neutron stars now (KZ(19) = 3)")                            \
     X(n_bh, "n_BH", "-", 6, "%*.0f", "black holes now (KZ(19) = 3)")                              \
-    X(de_star, "dE_star", "-", 10, "%*.2e", "ledger: stellar evolution's energy booked")
+    X(de_star, "dE_star", "-", 10, "%*.2e", "ledger: stellar evolution's energy booked")          \
+    X(n_coll, "n_coll", "-", 7, "%*.0f", "stellar collisions so far (KZ(19) = 3)")
 
 /* One row of log.txt: a double per column. */
 typedef struct runlog_row {
