@@ -15,7 +15,8 @@
  *   - a pair whose pericentre is outside the radii does not merge;
  *   - two members of a chain touch and merge (a binary-single encounter);
  *   - the frozen inner pair of a merged triple touches once its stars'
- *     radii grow: the hierarchy splits, the two merge. */
+ *     radii grow: the hierarchy splits, the two merge;
+ *   - collisions waiting and the counts go through the checkpoint. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,6 +382,41 @@ static void in_hierarchy(void)
     run_end(s);
 }
 
+/* Collisions found but not merged yet, and the counts, go through the
+ * checkpoint section SEVO. */
+static void checkpointed(void)
+{
+    double m[3 + 8], x[3 + 8][3], v[3 + 8][3], xc[3] = {0, 0, 0};
+    kepler_binary(0.25, 0.25, 0.002, 0.3, 0.0, xc, xc, m, x, v);
+    m[2] = 0.25;
+    x[2][0] = 0.5;
+    x[2][1] = x[2][2] = v[2][0] = v[2][1] = v[2][2] = 0.0;
+    sim *s = small_system(3, m, x, v, 0, 0, 0.0);
+    CHECK(s != NULL, "checkpoint: started");
+    if (!s) return;
+    const ks_coll want[2] = {{1, 2, 1.5e-4, KS_COLL_PAIR}, {3, 5, 2.5e-4, KS_COLL_CHAIN}};
+    ks_collisions_restore(s, want, 2);
+    s->evol->coll.n = 7;
+    s->evol->coll.where[KS_COLL_CHAIN] = 3;
+    s->evol->coll.dm = 0.25;
+    wbuf w = {0};
+    evol_save(&w, s);
+    ks_collisions_restore(s, NULL, 0);
+    memset(&s->evol->coll, 0, sizeof s->evol->coll);
+    rbuf r = {w.p, w.len, 0, 0};
+    const int rc = evol_load(&r, s);
+    const ks_coll *got;
+    const int n = ks_collisions_pending(s, &got);
+    int same = rc == 0 && n == 2;
+    for (int k = 0; same && k < 2; k++)
+        same = got[k].name1 == want[k].name1 && got[k].name2 == want[k].name2 && got[k].q == want[k].q &&
+               got[k].where == want[k].where;
+    CHECK(same && s->evol->coll.n == 7 && s->evol->coll.where[KS_COLL_CHAIN] == 3 && s->evol->coll.dm == 0.25,
+          "checkpoint: the collisions waiting and the counts come back from SEVO (%d waiting)", n);
+    free(w.p);
+    run_end(s);
+}
+
 int main(void)
 {
     table();
@@ -389,5 +425,6 @@ int main(void)
     in_run(0.3, 0);
     in_chain();
     in_hierarchy();
+    checkpointed();
     return check_done();
 }

@@ -513,7 +513,12 @@ void evol_save(wbuf *w, const sim *s)
     const ks_coll *pend;
     int np = ks_collisions_pending(s, &pend);
     wb_i64(w, np);
-    if (np > 0) wb_put(w, pend, sizeof(ks_coll) * (size_t)np);
+    for (int k = 0; k < np; k++) { /* field by field: the struct has padding */
+        wb_i64(w, pend[k].name1);
+        wb_i64(w, pend[k].name2);
+        wb_f64(w, pend[k].q);
+        wb_i64(w, pend[k].where);
+    }
 }
 
 int evol_load(rbuf *r, sim *s)
@@ -539,7 +544,12 @@ int evol_load(rbuf *r, sim *s)
         int64_t np = rb_i64(r);
         ks_coll pend[KS_COLL_MAX];
         if (np < 0 || np > KS_COLL_MAX) return -1;
-        if (np > 0) rb_get(r, pend, sizeof(ks_coll) * (size_t)np);
+        for (int k = 0; k < np; k++) {
+            pend[k].name1 = (int)rb_i64(r);
+            pend[k].name2 = (int)rb_i64(r);
+            pend[k].q = rb_f64(r);
+            pend[k].where = (int)rb_i64(r);
+        }
         ks_collisions_restore(s, pend, (int)np);
     }
     for (int k = 0; k < e->nstar; k++) e->radius[k] = e->gone[k] ? 0.0 : e->st[k].rad / e->o.rstar;
