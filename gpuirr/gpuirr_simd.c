@@ -286,7 +286,7 @@ static void pred_marked(simd_irr *s, int ni, const int *ilist, double t)
  * par_worth_members): on the 16-core GPU hosts a block of 9-64 members
  * spent ~39 us predicting on one thread at 32k; split over 16 threads that
  * phase fell by 26-35 % at 32k and the 2-8 and 9-64-member phases by
- * 7-12 % at 128k (docs/BENCHMARKS.md); on the 2-core dev machine it did
+ * 7-12 % at 128k (docs/notes/benchmarks-history.md); on the 2-core dev machine it did
  * not pay. */
 static void predict_union_parallel(simd_irr *s, const int *u, int nu, double t)
 {

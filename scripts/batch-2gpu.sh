@@ -22,7 +22,7 @@
 # the run's CPU set is its half, taskset; its threads move within it),
 # "threads" (each OpenMP thread on one core, OMP_PLACES; the CUDA driver's
 # threads then share the master thread's core), "none".  On the 2-GPU
-# machines measured (docs/BENCHMARKS.md, "Dual-GPU workstation") the three
+# machines measured (docs/notes/benchmarks-history.md, "Dual-GPU workstation") the three
 # were within that machine's run-to-run spread of each other.
 set -u
 NBODY6C=${NBODY6C:-bin/nbody6c}

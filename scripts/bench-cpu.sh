@@ -2,7 +2,8 @@
 # CPU benchmark: the 1k-32k sample decks from t = 0 to 2 on the CPU backends,
 # THREADS threads (default 2, like NBODY6's reference figures).  Prints a
 # Markdown table and puts it into docs/BENCHMARKS.md between the
-# "bench-cpu" markers, with the machine, the date and the command.
+# "bench-cpu" markers, with the machine, the date, the code (commit) and the
+# command.
 #   scripts/bench-cpu.sh [DECK...]      (env: THREADS, SIMD, BIN)
 set -e
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ SIMD=${SIMD:-auto}
     input/plummer-imf-32768-t2.deck
 out=$(mktemp -d)
 field() { sed -n "s/^ *\"$1\": *\"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$2"; }
-# NBODY6's CPU (AVX) build on 2 cores, docs/BENCHMARKS.md and input/README.md
+# NBODY6's CPU (AVX) build on 2 cores, measured once (input/README.md)
 ref() {
     case "$1" in
     plummer-imf-1024-t2.deck) echo "0.25 s, 6.4e-6, 0.33 M / 0.10 M, 17" ;;
@@ -48,7 +49,9 @@ doc=docs/BENCHMARKS.md
 new=$(mktemp)
 {
     sed -n '1,/<!-- bench-cpu -->/p' "$doc"
-    echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores of $cpu, $THREADS threads, \`THREADS=$THREADS SIMD=$SIMD scripts/bench-cpu.sh\` (t = 0 → 2, wall = integration without start-up):"
+    code=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+    git diff --quiet HEAD -- src gpunb gpuirr 2>/dev/null || code="$code with local changes"
+    echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores of $cpu, $THREADS threads, code $code, \`THREADS=$THREADS SIMD=$SIMD scripts/bench-cpu.sh\` (t = 0 → 2, wall = integration without start-up):"
     echo
     cat "$table"
     sed -n '/<!-- \/bench-cpu -->/,$p' "$doc"

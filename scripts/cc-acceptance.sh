@@ -1,7 +1,7 @@
 #!/bin/bash
 # cc-acceptance.sh — the core-collapse acceptance runs of issue 11, side by
 # side, each on one thread with the CPU backends (the figures in
-# docs/BENCHMARKS.md, "Through core collapse", come from these):
+# docs/BENCHMARKS.md, "Accuracy to expect", come from these):
 #
 #   cc12345, cc4711, cc31415   input/cc-plummer-2048.deck with NRAND 12345
 #                              (as shipped), 4711, 31415: to t = 900, DTADJ 10

@@ -7,7 +7,7 @@
  * with more runnable threads than cores the thread holding the work waits
  * for a time slice at every loop.  Sleeping instead of spinning
  * (OMP_WAIT_POLICY=passive) cures that but costs a third or more on a big
- * machine of one's own (docs/BENCHMARKS.md, "Threads").
+ * machine of one's own (docs/BENCHMARKS.md, "Two GPUs and thread teams").
  *
  * Two rules follow.
  *
@@ -18,7 +18,7 @@
  * spinning threads also drew steal time that 30 did not), and at least one
  * core for each extra GPU's host thread.  Measured best on those machines:
  * 30 threads of 32 with one GPU and with two, all 16 of 16
- * (docs/BENCHMARKS.md, "Threads").
+ * (docs/BENCHMARKS.md, "Two GPUs and thread teams").
  *
  * Then, whoever chose the size, the team shrinks while other processes use
  * the cores: every TEAM_INTERVAL_S between blocks a sample is taken (the

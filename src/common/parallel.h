@@ -18,7 +18,7 @@ static inline int par_worth(long work, long grain) { return work >= grain; }
  * lines are in other cores' caches, so on a big team (8 threads or more)
  * one core fetching a few hundred of them waits longer than the team's
  * wake-up: GPUIRR's prediction of 256-2047 slots on the 16-core GPU hosts
- * (docs/BENCHMARKS.md, "Small blocks on the 16-core hosts").  There such
+ * (docs/notes/benchmarks-history.md, "Small blocks on the 16-core hosts").  There such
  * loops go parallel from MEMBERS_GRAIN_BIG_TEAM members. */
 enum { MEMBERS_GRAIN_BIG_TEAM = 256, BIG_TEAM = 8 };
 static inline int par_worth_members(long n, long grain)

@@ -2,7 +2,7 @@
  * what each does, and one reader for all of them.
  *
  * The tuning switches choose between ways of computing the same forces; their
- * defaults were measured (docs/BENCHMARKS.md).  Test hooks exist for the
+ * defaults were measured (docs/notes/benchmarks-history.md).  Test hooks exist for the
  * tests only: they make a run fail on purpose, take a path the run would not
  * take on this machine, or change the GPU's arithmetic.
  * README.md's table "Environment switches" lists the same names

@@ -157,7 +157,7 @@ int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *er
 }
 
 /* The switch point of the GPU irregular force, in block members (see
- * docs/BENCHMARKS.md for its measurement).  With the lists resident on the
+ * docs/notes/benchmarks-history.md for its measurement).  With the lists resident on the
  * GPU a block's call moves 64 bytes up and 52 down per member, and GPUIRR's
  * prediction of the members' neighbours (most of a CPU block's time at
  * 128k, 513-4096 members) is not needed: bench_irrf put the GPU ahead from

@@ -747,7 +747,7 @@ static int model_line_needed(const deck *d)
 /* Every body has finished a step at each multiple of SMAX; an output or
  * energy check in between measures the bodies in mid-step through their
  * predicted state, and its dE/E carries that prediction's error (1e-8 to
- * 4e-8 of E measured at <N_nb> 100-230, docs/BENCHMARKS.md "Energy at
+ * 4e-8 of E measured at <N_nb> 100-230, docs/notes/benchmarks-history.md "Energy at
  * 512k"). */
 static void note_checks_between_smax(deck *d)
 {
