@@ -266,6 +266,16 @@ static void program_run(const char *dir)
     /* measured 1e-7 per check; the deck's QE is 1e-4 */
     CHECK(nck >= 5 && mx < 1e-5, "KZ(19) = 3: every check's dE/E below 1e-5 with the mass loss booked "
           "(%d checks, largest %.2e)", nck, mx);
+    {   /* log.txt's M_lost: 0 at the start, never down, the summary's mass lost at the end (printed to 1e-3) */
+        static double ml[100000];
+        snprintf(p, sizeof p, "%s/log.txt", full);
+        const int n = io_log_column(p, "M_lost", ml, 100000);
+        int mono = n > 1 && ml[0] == 0.0;
+        for (int k = 1; k < n && k < 100000; k++) mono = mono && ml[k] >= ml[k - 1];
+        CHECK(mono && fabs(ml[n - 1] - lost) <= 0.0005 + 1e-9 * lost,
+              "KZ(19) = 3: log.txt's M_lost rises from 0 to the summary's mass lost (%d rows, last %.3f, summary "
+              "%.4f Msun)", n, n > 0 ? ml[n - 1] : NAN, lost);
+    }
     snprintf(p, sizeof p, "%s/events.txt", full);
     char *ev = io_read(p, NULL);
     int nsn = 0;

@@ -166,6 +166,7 @@ static void fill_row(const runlog *r, const sim *s, const diag *d, const ledger_
     double mstar;
     evol_census(s, k, &mstar);
     row->m_star = s->evol ? mstar : NAN;
+    row->m_lost = s->evol ? s->evol->cnt.dm : NAN;
     row->n_wd = s->evol ? (double)(k[SSE_HEWD] + k[SSE_COWD] + k[SSE_ONEWD]) : NAN;
     row->n_ns = s->evol ? (double)k[SSE_NS] : NAN;
     row->n_bh = s->evol ? (double)k[SSE_BH] : NAN;

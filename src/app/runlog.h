@@ -81,6 +81,7 @@ typedef struct run_walls {
     X(e_merge, "e_merge", "N-body", 13, "%*.6e", "their inner pairs' energy (EMERGE)")          \
     X(de_merge, "dE_merge", "-", 10, "%*.2e", "ledger: merges and splits")                       \
     X(m_star, "M_star", "Msun", 11, "%*.3f", "the stars' mass (KZ(19) = 3; nan without)")         \
+    X(m_lost, "M_lost", "Msun", 10, "%*.3f", "mass lost to stellar evolution so far (ZMDOT)")     \
     X(n_wd, "n_WD", "-", 6, "%*.0f", "white dwarfs now (KZ(19) = 3)")                             \
     X(n_ns, "n_NS", "-", 6, "%*.0f", "neutron stars now (KZ(19) = 3)")                            \
     X(n_bh, "n_BH", "-", 6, "%*.0f", "black holes now (KZ(19) = 3)")                              \
