@@ -13,6 +13,7 @@
 #include <omp.h>
 #include "io/setup.h"
 #include "integ/block.h"
+#include "integ/carriers.h"
 #include "integ/checks.h"
 #include "integ/escape.h"
 #include "integ/stars.h"
@@ -203,6 +204,8 @@ typedef struct run_ctx {
     FILE *probe;
     double next_probe, probe_eprev;
     FILE *events;           /* events.txt (KZ(19) = 3), handed to s->evol */
+    /* the KS and chain step counters at the last check (report_carriers) */
+    long long ks_steps0, chain_steps0;
 } run_ctx;
 
 static int write_checkpoint(run_ctx *c, const char *why, char *err, size_t errlen)
@@ -603,6 +606,57 @@ static int remove_escapers(run_ctx *c, char *err, size_t errlen)
     return 0;
 }
 
+/* A check whose error is large (above QE/10 of max(T, |E|)) and mostly
+ * not explained by the ledger's events came from the Hermite steps: the
+ * log names the bodies that took the most of them since the last check,
+ * with their steps and nearest neighbour (a hard pair left unregularised
+ * shows as two heavy bodies near each other with the smallest steps). */
+static void report_carriers(run_ctx *c, const ledger_interval *li)
+{
+    const sim *s = c->s;
+    ks_summary ks;
+    ks_summarise(s, &ks);
+    long long dks = ks.steps - c->ks_steps0, dch = ks.chain_steps - c->chain_steps0;
+    c->ks_steps0 = ks.steps;
+    c->chain_steps0 = ks.chain_steps;
+    const double norm = runlog_energy_scale(&c->d), thr = s->p.qe > 0.0 ? 0.1 * s->p.qe : 1e-5;
+    if (!(fabs(li->de) > thr * norm && fabs(li->rest) >= 0.5 * fabs(li->de)) || !c->lg.log) return;
+    enum { TOP = 6 };
+    step_carrier top[TOP];
+    int64_t nirr, nreg;
+    double wreg;
+    int k = carriers_top(s, s->bs, top, TOP, &nirr, &nreg, &wreg);
+    const double mu = c->lg.munit;
+    runlog_note(&c->lg, "t = %.10g: dE/|E| %.3e, %.0f %% of it not from the ledger's events (the Hermite "
+                "steps); the bodies whose regular corrections did the most work, sum m |dx.a|, then those "
+                "with the most steps since the last check (%lld irregular, %lld regular and work %.3g/|E| in "
+                "all; DTMIN %.3g, RMIN %.3g):", s->time, li->de / norm, 100.0 * fabs(li->rest / li->de),
+                (long long)nirr, (long long)nreg, wreg / norm, s->p.dtmin, s->p.rmin);
+    for (int q = 0; q < k; q++) {
+        const step_carrier *b = &top[q];
+        char where[320];
+        if (b->slot < 0)
+            snprintf(where, sizeof where, "gone since");
+        else if (b->ks)
+            snprintf(where, sizeof where, "a KS component now");
+        else if (!b->nb_name)
+            snprintf(where, sizeof where, "dt %.3g (%.3g DTMIN), dtr %.3g; no neighbours", b->dt,
+                     b->dt / s->p.dtmin, b->dtr);
+        else
+            snprintf(where, sizeof where, "dt %.3g (%.3g DTMIN), dtr %.3g, rs %.3g; nearest %d (%.4g Msun) "
+                     "at %.3g (%.3g RMIN), %s a %.3g, e %.3f", b->dt, b->dt / s->p.dtmin, b->dtr, b->rs, b->nb_name,
+                     b->nb_m * mu, b->nb_r, b->nb_r / s->p.rmin, b->nb_a > 0.0 ? "bound," : "unbound,",
+                     b->nb_a, b->nb_e);
+        runlog_note(&c->lg, "  name %d (%.4g Msun): work %.3g/|E|, %d irregular steps (%.1f %%), %d regular; %s",
+                    b->name, b->m * mu, b->wreg / norm, b->nirr, 100.0 * b->nirr / (double)(nirr > 0 ? nirr : 1),
+                    b->nreg, where);
+    }
+    /* the KS pairs' and the chain's own steps carry their share of "rest" too */
+    if (dks > 0 || dch > 0 || ks.chain_members > 0)
+        runlog_note(&c->lg, "  and %lld KS steps (%d pairs now), %lld chain steps (a chain of %d members now)",
+                    dks, ks.pairs, dch, ks.chain_members);
+}
+
 /* Checks at DTADJ, outputs at DELTAT (a snapshot every NFIX-th), NCRIT,
  * checkpoints at outputs (KZ(2) >= 1) or checks (--checkpoint-at-dtadj). */
 static int integrate(run_ctx *c, char *err, size_t errlen)
@@ -610,6 +664,10 @@ static int integrate(run_ctx *c, char *err, size_t errlen)
     sim *s = c->s;
     run_state *rs = &c->rs;
     int nfix = c->dk.nfix > 0 ? c->dk.nfix : 1;
+    ks_summary ks0;
+    ks_summarise(s, &ks0);
+    c->ks_steps0 = ks0.steps;
+    c->chain_steps0 = ks0.chain_steps;
     while (s->time < s->p.tcrit) {
         double tstop = fmin(fmin(rs->tcheck, rs->tout), s->p.tcrit);
         int rc = advance_checked(c, tstop, err, errlen);
@@ -643,6 +701,8 @@ static int integrate(run_ctx *c, char *err, size_t errlen)
         c->lg.row_as_comment = is_check && check_will_repeat(c);
         runlog_check(&c->lg, s, &c->d, &li, 0);
         c->lg.row_as_comment = 0;
+        report_carriers(c, &li);
+        block_tally_clear(s->bs);
         s->led.nitop = 0;
         if (is_check) {
             int due = 0, q = energy_control(c, &due, err, errlen);
@@ -650,6 +710,9 @@ static int integrate(run_ctx *c, char *err, size_t errlen)
             if (q == 1) return 0;
             if (q == 2) {
                 s = c->s; /* reloaded */
+                ks_summarise(s, &ks0);
+                c->ks_steps0 = ks0.steps;
+                c->chain_steps0 = ks0.chain_steps;
                 continue;
             }
             if (due) ckpt = "energy check, KZ(2) = 2";

@@ -54,6 +54,8 @@ struct block_scratch {
     double wend;       /* wall clock at the end of the last block step (0: none
                         * to count "between" from) */
     double refill;     /* seconds of schedule rebuild since the last block step */
+    step_tally *tally; /* steps by |name| since the last block_tally_clear */
+    int tally_names;   /* names it covers: 0 .. tally_names - 1 */
 };
 
 block_scratch *block_create(const sim *s)
@@ -90,12 +92,15 @@ block_scratch *block_create(const sim *s)
     b->xg = malloc(sizeof(vec3) * c);
     b->vg = malloc(sizeof(vec3) * c);
     b->irr_sent = malloc((size_t)c);
+    /* names run to 2 NZERO (a c.m. is NZERO + its first component's name) */
+    b->tally_names = 2 * s->nzero + 2;
+    b->tally = calloc((size_t)b->tally_names, sizeof(step_tally));
     if (regf_in_alloc(&b->rin, c)) {
         block_free(b);
         return NULL;
     }
     if (!b->irr_only || !b->ha || !b->hj || !b->hm || !b->irr_sent || !b->lp || !b->ri || !b->xg || !b->vg || !b->sq || !b->act || !b->reg || !b->ai || !b->ji || !b->ar || !b->jr || !b->ai2 ||
-        !b->ji2 || !b->vpred || !b->jprev || !b->dtprev || !b->dt0 || !b->nnbn || !b->ovf || !b->nnb0 || !b->tj || !b->lists) {
+        !b->ji2 || !b->vpred || !b->jprev || !b->dtprev || !b->dt0 || !b->nnbn || !b->ovf || !b->nnb0 || !b->tj || !b->lists || !b->tally) {
         block_free(b);
         return NULL;
     }
@@ -109,9 +114,39 @@ void block_free(block_scratch *b)
     regf_in_free(&b->rin);
     void *p[] = {b->act, b->reg, b->ai, b->ji, b->ar, b->jr, b->ai2, b->ji2,
                  b->vpred, b->jprev, b->dtprev, b->dt0, b->nnbn, b->ovf, b->nnb0, b->tj, b->lists, (void *)b->lp, b->ri,
-                 b->xg, b->vg, b->irr_sent, b->irr_only, b->ha, b->hj, b->hm};
+                 b->xg, b->vg, b->irr_sent, b->irr_only, b->ha, b->hj, b->hm, b->tally};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
     free(b);
+}
+
+/* ---- steps by body ------------------------------------------------------ */
+
+/* The tally's slot of a name (a chain's c.m. has 0, a merged inner c.m. a
+ * negative name: counted by its absolute value; anything else out of
+ * range in slot 0). */
+static int tally_slot(const block_scratch *b, int name)
+{
+    int k = name < 0 ? -name : name;
+    return k < b->tally_names ? k : 0;
+}
+
+/* One increment per step: the block's members, then its regular ones
+ * (their corrector work is added by correct_regular). */
+static void tally_block(const sim *s, block_scratch *b)
+{
+    for (int k = 0; k < b->nact; k++) b->tally[tally_slot(b, s->name[b->act[k]])].nirr++;
+    for (int q = 0; q < b->nreg; q++) b->tally[tally_slot(b, s->name[b->act[b->reg[q]]])].nreg++;
+}
+
+const step_tally *block_tally(const block_scratch *b, int *nnames)
+{
+    *nnames = b->tally_names;
+    return b->tally;
+}
+
+void block_tally_clear(block_scratch *b)
+{
+    memset(b->tally, 0, sizeof(step_tally) * (size_t)b->tally_names);
 }
 
 /* ---- profile by block size --------------------------------------------- */
@@ -385,7 +420,14 @@ static void correct_regular(sim *s, block_scratch *b, int q, double t, double rs
         frdo[c] = b->jr[q][c] + dj[c];
     }
     int skip = encounter_in_long_regular_step(s, b, q, DTR, fro, frdo);
+    double xprev[3] = {s->x0[i][0], s->x0[i][1], s->x0[i][2]};
     hermite_regular(DTR, s->fr[i], s->frd[i], fro, frdo, skip, s->x0[i], s->v0[i], s->d2r[i], s->d3r[i]);
+    int slot = tally_slot(b, s->name[i]); /* names are distinct: no two threads write one */
+    if (slot) {
+        double w = 0.0;
+        for (int c = 0; c < 3; c++) w += (s->x0[i][c] - xprev[c]) * (b->ai2[q][c] + b->ar[q][c]);
+        b->tally[slot].wreg += s->m[i] * fabs(w);
+    }
 
     int nnb0 = s->nnb[i];
     memcpy(s->fi[i], b->ai2[q], sizeof(vec3));
@@ -784,6 +826,7 @@ int block_step(sim *s, block_scratch *b, char *err, size_t errlen)
     PHASE(SEND, if (plan.hold) send_regular_release(s, b); else send_corrected(s, b));
     s->cnt.steps_irr += b->nact;
     s->cnt.blocks++;
+    tally_block(s, b);
 
     /* 5. KS: perturber renewal after c.m. regular steps, terminations, new
      * pairs; an event moves slots and restarts bodies, so the schedule

@@ -21,6 +21,24 @@ double block_next_time(sim *s, block_scratch *b);
  * or -1 with a message in err (e.g. coinciding bodies). */
 int block_step(sim *s, block_scratch *b, char *err, size_t errlen);
 
+/* Steps by body since the last block_tally_clear (the energy check's
+ * report of where an unexplained error came from), indexed by |name| (a
+ * c.m. has NZERO + its first component's name; index 0 collects names out
+ * of range): irregular and regular steps, and the work of the regular
+ * corrections, sum of m |dx . a| (dx: the regular corrector's change of
+ * the position, a: the body's force after it).  A regular step that
+ * ended a long interval in which the body's path was bent by a close
+ * neighbour moves it against that neighbour's force: where two stars in
+ * a close encounter have different neighbour lists, their corrections
+ * differ and the pair's energy jumps by about that work.  A few
+ * operations per step are all it costs. */
+typedef struct step_tally {
+    int nirr, nreg;
+    double wreg;
+} step_tally;
+const step_tally *block_tally(const block_scratch *b, int *nnames);
+void block_tally_clear(block_scratch *b);
+
 /* Wall time by block size (members 1, 2-8, 9-64, ..., the last bucket
  * open-ended) and phase; "between" is the time from the end of one block
  * step to the start of the next within the run loop (its controls and

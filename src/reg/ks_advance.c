@@ -28,14 +28,15 @@ static int wants_termination(sim *s, int k)
         /* NBODY6 ends a pair beyond 0.008 RS with gamma > 1e-3, since its
          * perturbers come from the c.m. neighbour sphere.  A hard binary
          * whose whole orbit is small next to that sphere (apocentre below
-         * 0.05 RS, ksinit.f's condition for a hard pair) has a complete
+         * 0.05 RS, ksinit.f's condition for a hard pair; scaled by the
+         * pair's mass, ks_mass_scale, for a heavy pair) has a complete
          * perturber list: it stays regularised through such moderate
          * perturbations (the gamma > 0.05 tests below end it in a strong
          * encounter); ending it would hand its outer half-orbit to the
          * Hermite steps of the field, once per orbit. */
         double m1 = s->m[2 * k], m2 = s->m[2 * k + 1];
         int hard = o->h < 0.0 && m1 * m2 * o->h / o->m < s->ks->ebh &&
-                   a * (1.0 + ks_orbit_ecc(o)) < 0.05 * s->rs[icm];
+                   a * (1.0 + ks_orbit_ecc(o)) < 0.05 * ks_mass_scale(s, o->m) * s->rs[icm];
         if (!hard && g > 1e-3 && R > 0.008 * s->rs[icm]) return 1;
         if (!(kp->np < 0.8 * s->nnb[icm] && g < 0.1)) {
             if (o->h < -s->p.eclose) {

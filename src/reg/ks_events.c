@@ -3,7 +3,7 @@
  * termination end (a merged hierarchy splits, ks_merge.c), the chain ends
  * or starts (ks_chain.c), stable hierarchies merge (ks_merge.c), then new
  * pairs form from the block's members whose step fell below DTMIN
- * (§10.10).  The file on top of reg/: it calls KS (ks_pairs.c), chain and
+ * (§10.10), or heavy members in a hard binary (heavy_partner).  The file on top of reg/: it calls KS (ks_pairs.c), chain and
  * mergers, and none of them calls it. */
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +16,27 @@ static double dot3(const double a[3], const double b[3])
 }
 
 /* ---- the search for new pairs (§10.10) ----------------------------------- */
+
+/* The differential force on single i (corrected at t) and body j (at xj)
+ * of i's other neighbours within sqrt(r2max) of i (fpert.f), its size. */
+static double perturbation(const sim *s, int i, int j, const double xj[3], double t, double r2max)
+{
+    const int *L = sim_list(s, i);
+    double p[3] = {0, 0, 0};
+    for (int q = 0; q < s->nnb[i]; q++) {
+        int k = L[q];
+        if (k == j) continue;
+        double xk[3], vk[3];
+        ks_predict_slot(s, k, t, xk, vk);
+        double di[3] = {xk[0] - s->x0[i][0], xk[1] - s->x0[i][1], xk[2] - s->x0[i][2]};
+        double dj[3] = {xk[0] - xj[0], xk[1] - xj[1], xk[2] - xj[2]};
+        double ri2 = dot3(di, di), rj2 = dot3(dj, dj);
+        if (ri2 > r2max) continue;
+        double fi = s->m[k] / (ri2 * sqrt(ri2)), fj = s->m[k] / (rj2 * sqrt(rj2));
+        for (int c = 0; c < 3; c++) p[c] += fi * di[c] - fj * dj[c];
+    }
+    return sqrt(dot3(p, p));
+}
 
 /* The dominant close partner of single i (block member, corrected at t), or
  * -1. */
@@ -64,20 +85,57 @@ static int close_partner(const sim *s, int i, double t)
     if (r >= ks_rmin_of_mass(s, M)) return -1;
     if (dot3(dx, dv) > 0.02 * sqrt(M * r)) return -1; /* receding fast */
     /* relative perturbation by the other close bodies (fpert.f) */
-    double p[3] = {0, 0, 0};
+    if (perturbation(s, i, best, xj, t, 1e4 * rmin * rmin) * r * r / M > 0.01) return -1;
+    return best;
+}
+
+/* NBODY6's searches for heavy pairs beside the one above (nbint.f: a hard
+ * binary of low eccentricity from STEP < 8 DTMIN; sweep2.f: a massive wide
+ * one from 30 DTMIN, a < 12 RMIN), made one test.  Two heavy stars are a
+ * hard binary holding a good part of the cluster's energy long before
+ * their steps fall below DTMIN or their separation below RMIN (both set
+ * by the mean mass); left to the Hermite steps, such a pair takes a large
+ * share of all steps and loses E at every check.  So a single of more
+ * than twice the mean mass with a step below 30 DTMIN pairs with its
+ * dominant single neighbour when the two are a hard binary (E_b < EBH),
+ * compact next to its neighbour sphere (apocentre below 0.05 RS scaled by
+ * the pair's mass: ks_advance.c's hard pair, which stays regularised
+ * through moderate perturbations) and weakly perturbed over the whole orbit (relative
+ * perturbation below 0.01 at the apocentre, well under the 0.05 at which
+ * a pair wider than 3 scaled RMIN is ended).  Equal masses never qualify. */
+static int heavy_partner(const sim *s, int i, double t)
+{
+    if (!(s->m[i] > 2.0 * s->mmean) || !(s->dt[i] < 30.0 * s->p.dtmin)) return -1;
+    if (s->ks->chain_on && s->ks->ch.active) return -1; /* NSUB > 0 */
+    const int *L = sim_list(s, i);
+    int best = -1;
+    double bestv = 0.0, xj[3], vj[3];
     for (int q = 0; q < s->nnb[i]; q++) {
-        int k = L[q];
-        if (k == best) continue;
-        double xk[3], vk[3];
-        ks_predict_slot(s, k, t, xk, vk);
-        double di[3] = {xk[0] - s->x0[i][0], xk[1] - s->x0[i][1], xk[2] - s->x0[i][2]};
-        double dj[3] = {xk[0] - xj[0], xk[1] - xj[1], xk[2] - xj[2]};
-        double ri2 = dot3(di, di), rj2 = dot3(dj, dj);
-        if (ri2 > 1e4 * rmin * rmin) continue;
-        double fi = s->m[k] / (ri2 * sqrt(ri2)), fj = s->m[k] / (rj2 * sqrt(rj2));
-        for (int c = 0; c < 3; c++) p[c] += fi * di[c] - fj * dj[c];
+        int j = L[q];
+        if (j >= s->n || ks_chain_owns(s->ks, j)) continue;
+        ks_predict_slot(s, j, t, xj, vj);
+        double dx[3] = {xj[0] - s->x0[i][0], xj[1] - s->x0[i][1], xj[2] - s->x0[i][2]};
+        double v = (s->m[i] + s->m[j]) / dot3(dx, dx);
+        if (v > bestv) {
+            bestv = v;
+            best = j;
+        }
     }
-    if (sqrt(dot3(p, p)) * r * r / M > 0.01) return -1;
+    if (best < 0) return -1;
+    ks_predict_slot(s, best, t, xj, vj);
+    double dx[3] = {xj[0] - s->x0[i][0], xj[1] - s->x0[i][1], xj[2] - s->x0[i][2]};
+    double dv[3] = {vj[0] - s->v0[i][0], vj[1] - s->v0[i][1], vj[2] - s->v0[i][2]};
+    double r = sqrt(dot3(dx, dx)), M = s->m[i] + s->m[best];
+    double ainv = 2.0 / r - dot3(dv, dv) / M;
+    if (!(ainv > 0.0)) return -1;
+    double a = 1.0 / ainv, rv = dot3(dx, dv);
+    if (!(-0.5 * s->m[i] * s->m[best] * ainv < s->ks->ebh)) return -1;
+    double e = sqrt(fmax((1.0 - r * ainv) * (1.0 - r * ainv) + rv * rv * ainv / M, 0.0));
+    double apo = a * (1.0 + e);
+    if (!(apo < 0.05 * ks_mass_scale(s, M) * s->rs[i])) return -1;
+    /* the tidal perturbation grows as the separation cubed */
+    double g = perturbation(s, i, best, xj, t, INFINITY) * r * r / M;
+    if (!(g * (apo / r) * (apo / r) * (apo / r) < 0.01)) return -1;
     return best;
 }
 
@@ -97,9 +155,9 @@ int ks_block_end(sim *s, const int *act, int nact, double t, char *err, size_t e
     if (!s->p.ks_off) {
         for (int q = 0; q < nact; q++) {
             int i = act[q];
-            if (i < s->ifirst || i >= s->n || !(s->dt[i] < s->p.dtmin) || ks_chain_owns(s->ks, i))
-                continue;
-            int j = close_partner(s, i, t);
+            if (i < s->ifirst || i >= s->n || ks_chain_owns(s->ks, i)) continue;
+            int j = s->dt[i] < s->p.dtmin ? close_partner(s, i, t) : -1;
+            if (j < 0) j = heavy_partner(s, i, t);
             if (j < 0) continue;
             if (!cand) cand = malloc(sizeof(int) * 2 * nact);
             if (!cand) break;

@@ -152,11 +152,21 @@ typedef struct ks_state {
  * of E in one check (plummer-imf-1024, t = 35.7-36.8).  The intruder's
  * distance limits stay unscaled: scaled, they started chains among a light
  * field's bodies in which a test_ks_chain encounter lost 1.5e-7 of E,
- * against 1.8e-8.  Equal masses: exactly RMIN. */
-static inline double ks_rmin_of_mass(const sim *s, double M)
+ * against 1.8e-8.  Equal masses: exactly RMIN.  ks_mass_scale is the
+ * factor, (M/2<m>)^(1/3) or 1; a pair's compactness next to its neighbour
+ * sphere (a hard pair's apocentre below 0.05 RS, ks_advance.c) scales by
+ * it too: a light star at RS perturbs a pair M times heavier as one at
+ * RS / that factor perturbs a pair of two mean masses. */
+static inline double ks_mass_scale(const sim *s, double M)
 {
     double q = M / (2.0 * s->mmean);
-    return q > 1.0 ? s->p.rmin * cbrt(q) : s->p.rmin;
+    return q > 1.0 ? cbrt(q) : 1.0;
+}
+
+static inline double ks_rmin_of_mass(const sim *s, double M)
+{
+    double f = ks_mass_scale(s, M);
+    return f > 1.0 ? s->p.rmin * f : s->p.rmin;
 }
 
 /* a += sign m (xs - x)/|xs - x|^3 and j its time derivative (v, vs the
