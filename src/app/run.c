@@ -657,6 +657,52 @@ static void report_carriers(run_ctx *c, const ledger_interval *li)
                     dks, ks.pairs, dch, ks.chain_members);
 }
 
+/* TCRIT between checks and outputs: the last row of log.txt, from a
+ * measurement on a copy of the state (as --energy-probe's), and without
+ * closing the check interval.  A check moves the KS pairs and the chain to
+ * its time and sets the density centre, core radius and crossing time the
+ * steps use, and it starts a new interval of the log's dE and the ledger;
+ * a run that passes TCRIT on its way to a later one does none of that
+ * there.  So the state, the ledger and the log's energy reference stay as
+ * the last check left them, the checkpoint at the end holds them so, and a
+ * restart that only extends TCRIT (KSTART = 3) goes on exactly as the run
+ * made in one go. */
+static int tcrit_row(run_ctx *c, char *err, size_t errlen)
+{
+    sim *s = c->s;
+    size_t len = 0;
+    unsigned char *img = checkpoint_encode(s, &c->dk, &c->rs, &len);
+    deck dk;
+    run_state rs;
+    sim *cp = img ? checkpoint_decode(img, len, "TCRIT", &dk, &rs, err, errlen) : NULL;
+    free(img);
+    if (!cp) {
+        if (!err[0]) snprintf(err, errlen, "out of memory at TCRIT");
+        return -1;
+    }
+    cp->nb = s->nb; /* the potential sum */
+    checks_measure(cp, &c->d, 0);
+    cp->nb = NULL;
+    int rc = 0;
+    if (!isfinite(c->d.etot)) {
+        snprintf(err, errlen, "non-finite energy at t = %g", s->time);
+        rc = -1;
+    } else {
+        ledger l = s->led; /* the interval so far, left open */
+        ledger_interval li;
+        ledger_close(&l, c->d.etot - c->lg.eprev, ks_pending_inconsistency(cp, cp->time), &li);
+        const double eprev = c->lg.eprev, sum = c->lg.de_sum_abs, last = c->lg.de_last;
+        runlog_check(&c->lg, cp, &c->d, &li, 0);
+        c->lg.eprev = eprev;
+        c->lg.de_sum_abs = sum;
+        c->lg.de_last = last;
+        runlog_progress(&c->lg, cp, &c->d);
+    }
+    ks_close(cp);
+    sim_free(cp);
+    return rc;
+}
+
 /* Checks at DTADJ, outputs at DELTAT (a snapshot every NFIX-th), NCRIT,
  * checkpoints at outputs (KZ(2) >= 1) or checks (--checkpoint-at-dtadj). */
 static int integrate(run_ctx *c, char *err, size_t errlen)
@@ -672,6 +718,10 @@ static int integrate(run_ctx *c, char *err, size_t errlen)
         double tstop = fmin(fmin(rs->tcheck, rs->tout), s->p.tcrit);
         int rc = advance_checked(c, tstop, err, errlen);
         if (rc) return rc < 0 ? -1 : 0;
+        if (tstop == s->p.tcrit && tstop != rs->tcheck && tstop != rs->tout) {
+            if (tcrit_row(c, err, errlen)) return -1;
+            break;
+        }
         checks_measure(s, &c->d, 0);
         if (!isfinite(c->d.etot)) {
             snprintf(err, errlen, "non-finite energy at t = %g", s->time);
