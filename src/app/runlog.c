@@ -279,9 +279,11 @@ static wall_split split_walls(const runlog *r, const sim *s)
 void runlog_walls(runlog *r, const sim *s)
 {
     const wall_split w = split_walls(r, s);
-    runlog_note(r, "process wall time %.3f s: set-up %.3f s, block steps %.3f s, checks after the first "
+    char stars[64] = "";
+    if (s->evol) snprintf(stars, sizeof stars, " (stellar evolution %.3f s)", s->ptm.stars);
+    runlog_note(r, "process wall time %.3f s: set-up %.3f s, block steps %.3f s%s, checks after the first "
                 "%.3f s (%lld checks in all, their potential sums %.3f s), snapshots %.3f s, checkpoints "
-                "%.3f s, the rest %.3f s", w.process, w.setup, w.steps, w.checks, s->ptm.nchecks,
+                "%.3f s, the rest %.3f s", w.process, w.setup, w.steps, stars, w.checks, s->ptm.nchecks,
                 s->ptm.checks_pot, r->walls.snapshots, r->walls.checkpoints, w.rest);
 }
 

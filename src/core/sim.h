@@ -74,6 +74,7 @@ typedef struct timers {
 typedef struct process_timers {
     double state, libraries, lists, irregular, derivatives, first_check;
     double checks, checks_pot;
+    double stars;   /* KZ(19) = 3: stellar evolution's updates and collisions between blocks */
     long long nchecks;
 } process_timers;
 
