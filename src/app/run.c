@@ -643,18 +643,18 @@ static void report_carriers(run_ctx *c, const ledger_interval *li)
             snprintf(where, sizeof where, "dt %.3g (%.3g DTMIN), dtr %.3g; no neighbours", b->dt,
                      b->dt / s->p.dtmin, b->dtr);
         else
-            snprintf(where, sizeof where, "dt %.3g (%.3g DTMIN), dtr %.3g, rs %.3g; nearest %d (%.4g Msun) "
-                     "at %.3g (%.3g RMIN), %s a %.3g, e %.3f", b->dt, b->dt / s->p.dtmin, b->dtr, b->rs, b->nb_name,
-                     b->nb_m * mu, b->nb_r, b->nb_r / s->p.rmin, b->nb_a > 0.0 ? "bound," : "unbound,",
-                     b->nb_a, b->nb_e);
-        runlog_note(&c->lg, "  name %d (%.4g Msun): work %.3g/|E|, %d irregular steps (%.1f %%), %d regular; %s",
-                    b->name, b->m * mu, b->wreg / norm, b->nirr, 100.0 * b->nirr / (double)(nirr > 0 ? nirr : 1),
-                    b->nreg, where);
+            snprintf(where, sizeof where, "dt %.3g (%.3g DTMIN), dtr %.3g, rs %.3g; nearest %d "
+                     "(%.4g Msun) at %.3g (%.3g RMIN), %s a %.3g, e %.3f", b->dt, b->dt / s->p.dtmin,
+                     b->dtr, b->rs, b->nb_name, b->nb_m * mu, b->nb_r, b->nb_r / s->p.rmin,
+                     b->nb_a > 0.0 ? "bound," : "unbound,", b->nb_a, b->nb_e);
+        const double share = 100.0 * b->nirr / (double)(nirr > 0 ? nirr : 1);
+        runlog_note(&c->lg, "  name %d (%.4g Msun): work %.3g/|E|, %d irregular steps (%.1f %%), %d "
+                    "regular; %s", b->name, b->m * mu, b->wreg / norm, b->nirr, share, b->nreg, where);
     }
     /* the KS pairs' and the chain's own steps carry their share of "rest" too */
     if (dks > 0 || dch > 0 || ks.chain_members > 0)
-        runlog_note(&c->lg, "  and %lld KS steps (%d pairs now), %lld chain steps (a chain of %d members now)",
-                    dks, ks.pairs, dch, ks.chain_members);
+        runlog_note(&c->lg, "  and %lld KS steps (%d pairs now), %lld chain steps (a chain of %d members "
+                    "now)", dks, ks.pairs, dch, ks.chain_members);
 }
 
 /* TCRIT between checks and outputs: the last row of log.txt, from a

@@ -3,8 +3,9 @@
  * termination end (a merged hierarchy splits, ks_merge.c), the chain ends
  * or starts (ks_chain.c), stable hierarchies merge (ks_merge.c), then new
  * pairs form from the block's members whose step fell below DTMIN
- * (§10.10), or heavy members in a hard binary (heavy_partner).  The file on top of reg/: it calls KS (ks_pairs.c), chain and
- * mergers, and none of them calls it. */
+ * (§10.10), or heavy members in a hard binary (heavy_partner).  The file
+ * on top of reg/: it calls KS (ks_pairs.c), chain and mergers, and none of
+ * them calls it. */
 #include <math.h>
 #include <stdlib.h>
 #include "reg/ks.h"
@@ -97,12 +98,13 @@ static int close_partner(const sim *s, int i, double t)
  * by the mean mass); left to the Hermite steps, such a pair takes a large
  * share of all steps and loses E at every check.  So a single of more
  * than twice the mean mass with a step below 30 DTMIN pairs with its
- * dominant single neighbour when the two are a hard binary (E_b < EBH),
- * compact next to its neighbour sphere (apocentre below 0.05 RS scaled by
- * the pair's mass: ks_advance.c's hard pair, which stays regularised
- * through moderate perturbations) and weakly perturbed over the whole orbit (relative
- * perturbation below 0.01 at the apocentre, well under the 0.05 at which
- * a pair wider than 3 scaled RMIN is ended).  Equal masses never qualify. */
+ * dominant single neighbour when the two are a hard binary (E_b < EBH
+ * and h < -ECLOSE), compact next to its neighbour sphere (apocentre below
+ * 0.05 RS scaled by the pair's mass: ks_advance.c's hard pair, which stays
+ * regularised through moderate perturbations) and weakly perturbed over
+ * the whole orbit (relative perturbation below 0.01 at the apocentre, well
+ * under the 0.05 at which a pair wider than 3 scaled RMIN is ended).
+ * Equal masses never qualify. */
 static int heavy_partner(const sim *s, int i, double t)
 {
     if (!(s->m[i] > 2.0 * s->mmean) || !(s->dt[i] < 30.0 * s->p.dtmin)) return -1;
@@ -129,7 +131,11 @@ static int heavy_partner(const sim *s, int i, double t)
     double ainv = 2.0 / r - dot3(dv, dv) / M;
     if (!(ainv > 0.0)) return -1;
     double a = 1.0 / ainv, rv = dot3(dx, dv);
-    if (!(-0.5 * s->m[i] * s->m[best] * ainv < s->ks->ebh)) return -1;
+    /* hard, and bound tighter than ECLOSE per unit reduced mass: a pair
+     * whose perturbers are most of its neighbours is ended unless h <
+     * -ECLOSE (ks_advance.c), and a heavy star with a light companion
+     * would be formed and ended again at every step */
+    if (!(-0.5 * s->m[i] * s->m[best] * ainv < s->ks->ebh) || !(-0.5 * M * ainv < -s->p.eclose)) return -1;
     double e = sqrt(fmax((1.0 - r * ainv) * (1.0 - r * ainv) + rv * rv * ainv / M, 0.0));
     double apo = a * (1.0 + e);
     if (!(apo < 0.05 * ks_mass_scale(s, M) * s->rs[i])) return -1;
