@@ -116,7 +116,7 @@ static void single_star(int tidal, int kicked)
     }
     /* a supernova: the remnant keeps a tenth of the mass (a neutron star of
      * a 14 Msun star) and is kicked */
-    ok = ok && ks_star_change(s, i, (kicked ? 0.1 : 0.6) * s->m[i], dv, &de, err, sizeof err) == 0;
+    ok = ok && ks_star_change(s, i, (kicked ? 0.1 : 0.6) * s->m[i], dv, 1, &de, err, sizeof err) == 0;
     block_reschedule(s->bs);
     double e1 = checks_energy(s);
     printf("# %s: dE booked %.6e, measured jump %.6e, difference %.2e of |E|\n", what, de, e1 - e0,
@@ -178,7 +178,7 @@ static void paired_star(void)
     int i = ks_star_isolate(s, 21, &partner, err, sizeof err);
     double e0 = checks_energy(s), de = 0.0;
     int ok = found && i >= 0 && partner == 22 &&
-             ks_star_change(s, i, 0.5 * s->m[i], NULL, &de, err, sizeof err) == 0;
+             ks_star_change(s, i, 0.5 * s->m[i], NULL, 1, &de, err, sizeof err) == 0;
     int formed = ok ? ks_star_pair(s, 21, 22, err, sizeof err) : -1;
     block_reschedule(s->bs);
     double e1 = checks_energy(s);

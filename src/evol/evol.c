@@ -15,6 +15,10 @@
 /* A KS component's change ends and forms its pair again (ks_star.c): it
  * waits until it is this fraction of the mass, or the type changes. */
 #define APPLY_PAIRED 1.0e-4
+/* A change of more than this many Msun restarts the neighbours of a single
+ * star (NBODY6's mdot.f: 0.1 Msun); smaller ones are carried by the
+ * corrected polynomials. */
+#define RESTART_DM 0.1
 #define TWOPI 6.283185307179586
 /* Checkpoint section SEVO's layout: 2 added the collisions; 1 (none)
  * still reads. */
@@ -333,7 +337,12 @@ static int apply(sim *s, evol_state *e, int name, const star_news *nw, const dou
     } else {
         double dv[3];
         for (int c = 0; c < 3; c++) dv[c] = vk[c] / e->o.vstar;
-        if (ks_star_change(s, i, st->mass / e->o.munit, kicked ? dv : NULL, &de, err, errlen)) return -1;
+        /* the neighbours start again after a large change only, as NBODY6's
+         * mdot.f: more than RESTART_DM Msun, a neutron star or black hole,
+         * a kick; below, the corrected polynomials carry it */
+        const int near = fabs(dm) > RESTART_DM || st->kw == SSE_NS || st->kw == SSE_BH;
+        if (ks_star_change(s, i, st->mass / e->o.munit, kicked ? dv : NULL, near, &de, err, errlen))
+            return -1;
         if (kicked) e->cnt.kicks++;
         /* a kicked star leaves its companion to the ordinary search */
         if (partner && !kicked) {

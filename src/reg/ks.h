@@ -197,7 +197,9 @@ int ks_partial_flush(sim *s, double t, char *err, size_t errlen);
  *   is not NULL and not zero, the velocity kick dv: every other body's
  *   force polynomial is corrected for the change of its pull, the libraries
  *   get the new mass, a kicked body starts again with new polynomials and
- *   steps; *de: the total energy's change (kinetic, potential, tidal).
+ *   steps, and so do the bodies that list it when near is set (a large
+ *   change: their irregular force jumps); *de: the total energy's change
+ *   (kinetic, potential, tidal).
  * ks_star_remove: the single at slot i leaves (a massless remnant), its
  *   pull taken off the others; *de the energy change; the caller sends
  *   every body again and rebuilds the schedule, as after escapers.
@@ -213,7 +215,7 @@ int ks_partial_flush(sim *s, double t, char *err, size_t errlen);
  * After these the caller rebuilds the schedule (steps and slots moved). */
 int ks_star_where(const sim *s, int name, int *kind, int *sys_slot);
 int ks_star_isolate(sim *s, int name, int *partner, char *err, size_t errlen);
-int ks_star_change(sim *s, int i, double mnew, const double dv[3], double *de, char *err,
+int ks_star_change(sim *s, int i, double mnew, const double dv[3], int near, double *de, char *err,
                    size_t errlen);
 int ks_star_remove(sim *s, int i, double *de, char *err, size_t errlen);
 int ks_star_pair(sim *s, int name1, int name2, char *err, size_t errlen);

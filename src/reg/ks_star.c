@@ -190,19 +190,24 @@ static double change_energy(const sim *s, int i, double m, const double v[3], do
 
 /* The bodies that hold i on their lists feel its change as a jump of their
  * irregular force, which a Hermite step across it would smooth into
- * their derivatives: they start again at the current time with new
- * polynomials (and so does i when kicked: its own jerk changed with its
- * velocity).  The others keep theirs, corrected from now on. */
-static int restart_near(sim *s, int i, int kicked, const double dv[3], char *err, size_t errlen)
+ * their derivatives: after a large change (near) they start again at the
+ * current time with new polynomials (and so does i when kicked: its own
+ * jerk changed with its velocity).  The others, and everyone after a small
+ * change, keep theirs, corrected from now on. */
+static int restart_near(sim *s, int i, int kicked, int near, const double dv[3], char *err, size_t errlen)
 {
     const double t = s->time;
+    if (!near && !kicked) { /* a small change: the corrected polynomials carry it */
+        send_polynomials(s);
+        return 0;
+    }
     int nb = 0, *idx = malloc(sizeof(int) * (s->ntot - s->ifirst + 1));
     if (!idx) {
         snprintf(err, errlen, "out of memory at a stellar mass change");
         return -1;
     }
     for (int j = s->ifirst; j < s->ntot; j++)
-        if ((j == i && kicked) || (j != i && s->m[j] > 0.0 && ks_listed(s, j, i))) idx[nb++] = j;
+        if ((j == i && kicked) || (near && j != i && s->m[j] > 0.0 && ks_listed(s, j, i))) idx[nb++] = j;
     ks_restart_state(s, nb, idx, t);
     if (kicked)
         for (int c = 0; c < 3; c++) s->v0[i][c] += dv[c];
@@ -212,7 +217,7 @@ static int restart_near(sim *s, int i, int kicked, const double dv[3], char *err
     return rc;
 }
 
-int ks_star_change(sim *s, int i, double mnew, const double dv[3], double *de, char *err,
+int ks_star_change(sim *s, int i, double mnew, const double dv[3], int near, double *de, char *err,
                    size_t errlen)
 {
     if (i < s->ifirst || i >= s->n || !(mnew > 0.0)) {
@@ -237,7 +242,7 @@ int ks_star_change(sim *s, int i, double mnew, const double dv[3], double *de, c
     s->m[i] = mnew;
     s->mtot += mnew - m;
     s->mmean = s->mtot / s->n;
-    return restart_near(s, i, kicked, dv, err, errlen);
+    return restart_near(s, i, kicked, near, dv, err, errlen);
 }
 
 int ks_star_remove(sim *s, int i, double *de, char *err, size_t errlen)
