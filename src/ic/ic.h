@@ -22,7 +22,7 @@ typedef struct rng { uint64_t s[4]; } rng;
 void rng_seed(rng *r, uint64_t seed);
 double rng_uniform(rng *r); /* in [0, 1), 53 random bits */
 
-/* Power-law masses as NBODY6 (DECK.md): i = 1..n from BODY1 down to BODYN,
+/* Power-law masses as NBODY6 (README, "The input deck"): i = 1..n from BODY1 down to BODYN,
  * then scaled to mean 1 (the caller's scaling then makes the total 1).
  * Returns the mean before that scaling (in the units of BODY1, BODYN: Msun);
  * 1 for equal masses. */

@@ -21,7 +21,7 @@ typedef enum {
 } kz_class;
 
 typedef struct kz_info {
-    const char *meaning; /* NBODY6's meaning (DECK.md) */
+    const char *meaning; /* NBODY6's meaning (README, "KZ options") */
     kz_class cls;
     const char *why_not_active; /* for options accepted but not active: the planned part */
     const char *instead; /* diagnostics-only: what nbody6c writes in their place (NULL: nothing) */
