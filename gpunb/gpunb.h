@@ -85,8 +85,8 @@ void gpunb_predict(gpunb *g, double t);
 /* Regular force on ni i-bodies at the given (predicted) x, v:
  *   a[k], jerk[k]: sum over j-bodies not in i's neighbour set, j != idx[k];
  *   nnb[k], list + k*nbmax: the neighbour set, ascending body indices;
- *   nnb[k] = -1 when the set has more than nbmax members (the force is then
- *   undefined: the caller shrinks h2 and asks again).
+ *   nnb[k] = -n when the set has n > nbmax members (the force is then
+ *   undefined: the caller shrinks h2 and asks again; n tells it by how much).
  * Returns the number of overflowed bodies. */
 int gpunb_regf(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
                const double (*x)[3], const double (*v)[3],

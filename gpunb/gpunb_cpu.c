@@ -117,7 +117,7 @@ static int cpu_regf(gpunb *g, int ni, const int *idx, const double *h2, const do
         int n = regf_one(c, idx[k], h2[k], dtr[k], x[k], v[k], a[k], jerk[k],
                          list + (size_t)k * nbmax);
         if (n > g->nbmax) {
-            nnb[k] = -1;
+            nnb[k] = -n;
             noverflow++;
         } else {
             nnb[k] = n;

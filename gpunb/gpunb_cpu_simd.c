@@ -230,7 +230,7 @@ static int regf_sliced(simd_nb *s, int ni, const int *idx, const double *h2, con
         }
         memcpy(a[k], acc, sizeof acc);
         memcpy(jerk[k], jrk, sizeof jrk);
-        nnb[k] = n > nbmax ? -1 : n;
+        nnb[k] = n > nbmax ? -n : n;
         noverflow += n > nbmax;
     }
     return noverflow;
@@ -264,7 +264,7 @@ static int simd_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
         gpunb_iprep ip;
         prep_i(idx[k], h2[k], dtr[k], x[k], v[k], &ip);
         int n = regf_whole(s, &ip, a[k], jerk[k], list + (size_t)k * nbmax);
-        nnb[k] = n > g->nbmax ? -1 : n;
+        nnb[k] = n > g->nbmax ? -n : n;
         noverflow += n > g->nbmax;
     }
     return noverflow;

@@ -18,7 +18,7 @@
  *  - partial neighbour lists in 16-bit slice-local indices, gathered on the
  *    GPU into ascending 32-bit global lists, serialised before one copy back;
  *    a slice list that fills triggers a redo with a bigger buffer (counted),
- *    apart from a true nbmax overflow (nnb = -1);
+ *    apart from a true nbmax overflow (nnb = -count);
  *  - with one GPU, a regular force in two halves (gpunb_regf_begin queues
  *    the first chunk's work and returns, gpunb_regf_end waits, redoes,
  *    combines and runs any further chunks), so the caller works meanwhile;
@@ -1494,7 +1494,7 @@ static int *list_offsets(GpunbCuda *c, int n, int nbmax)
 }
 
 /* Adds up one chunk's results: group sums in group order, lists in GPU
- * (= ascending j) order; a list over nbmax gives nnb = -1.  Returns the
+ * (= ascending j) order; a list of n > nbmax gives nnb = -n.  Returns the
  * number of those. */
 static int combine_chunk(GpunbCuda *c, int n, int i0, int nbmax, double (*a)[3], double (*jerk)[3],
                          int *nnb, int *list)
@@ -1517,7 +1517,7 @@ static int combine_chunk(GpunbCuda *c, int n, int i0, int nbmax, double (*a)[3],
         }
         for (int e = 0; e < 3; e++) { a[i][e] = sum[e]; jerk[i][e] = sum[3 + e]; }
         if (tot > nbmax) {
-            nnb[i] = -1;
+            nnb[i] = -tot;
             over++;
             continue;
         }

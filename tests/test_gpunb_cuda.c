@@ -276,7 +276,8 @@ static stats compare(const bodies *B, const icase *c)
                 if (nref <= NBMAX - nbound) S.nover_bad++;   /* flagged without cause */
             }
             if (n >= 0 && nref > NBMAX + nbound) S.nover_bad++; /* an overflow not flagged */
-            if (n < -1 || n > NBMAX) nbad++;
+            /* an overflow gives -count: over NBMAX, the reference's count to the boundary pairs */
+            if (n > NBMAX || (n < 0 && (-n <= NBMAX || labs(-n - nref) > nbound))) nbad++;
             S.ndiff += ndiff;
             S.nbad += nbad;
         }

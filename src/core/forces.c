@@ -264,8 +264,20 @@ static void out_of_memory(void)
     exit(1);
 }
 
-/* The bodies whose list overflowed (nnb < 0) again, with a radius 0.9 times
- * smaller each round, until every list fits: a list is never cut, so the
+/* The radius factor after a list of count > nbmax members: NBODY6's 0.9
+ * (regint.f) for a small overflow; for a large one the cube root that
+ * brings a uniform sphere's count to OVERFLOW_FILL nbmax, so that a radius
+ * far too big (a start-up's RS0 at a dense centre) needs one round, not
+ * many: each round is a regular force over the whole system. */
+#define OVERFLOW_FILL 0.8
+static double overflow_shrink(int count, int nbmax)
+{
+    double f = cbrt(OVERFLOW_FILL * nbmax / (double)count);
+    return f < 0.9 ? f : 0.9;
+}
+
+/* The bodies whose list overflowed (nnb = -count < 0) again, with a smaller
+ * radius each round, until every list fits: a list is never cut, so the
  * bodies outside move to the regular force consistently.  Few and small:
  * their results go through scratch arrays of their own. */
 static void regf_retry_overflowed(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, int *nnb,
@@ -282,10 +294,13 @@ static void regf_retry_overflowed(sim *s, int ni, const int *ilist, vec3 *a, vec
     if (!pos || !tn || !tl || !ta || !tj || regf_in_alloc(&r, m)) out_of_memory();
     m = 0;
     for (int k = 0; k < ni; k++)
-        if (nnb[k] < 0) pos[m++] = k;
+        if (nnb[k] < 0) {
+            tn[m] = nnb[k];
+            pos[m++] = k;
+        }
     while (m > 0) {
         for (int q = 0; q < m; q++) {
-            s->rs[ilist[pos[q]]] *= 0.9;
+            s->rs[ilist[pos[q]]] *= overflow_shrink(-tn[q], nbmax);
             overflowed[pos[q]] = 1;
             s->cnt.nb_overflow_retries++;
         }
@@ -295,6 +310,7 @@ static void regf_retry_overflowed(sim *s, int ni, const int *ilist, vec3 *a, vec
         for (int q = 0; q < m; q++) {
             int k = pos[q];
             if (tn[q] < 0) {
+                tn[again] = tn[q];
                 pos[again++] = k;
                 continue;
             }
