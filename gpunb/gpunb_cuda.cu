@@ -589,6 +589,92 @@ __global__ void k_fpoly(const dbl4 *ix, const dbl4 *iv, const dbl4 *ia, const db
     for (int c = 0; c < 12; c++) part[((size_t)y * 12 + c) * ni_pad + i] = o[c];
 }
 
+/* The same derivatives in single precision (the default; k_fpoly with
+ * NBODY6C_GPU_FP64=1).  Positions as two floats (hi + lo, as the regular
+ * force), so r = x_j - x_i keeps ~1e-14 absolute; v, a and jerk in float;
+ * each pair term in float, summed in float over 32 pairs, then in double.
+ * The neighbour split is the regular force's float test.  These values set
+ * the first steps and the first prediction only (the corrector replaces
+ * them after one step), where 1e-6 of the terms is far below what matters.
+ * i data: ih (x hi, h2), il (x lo, dtr), iv (v, self as int bits), ia (a),
+ * ij (jerk).  grid = (iblocks, j-slices). */
+__device__ __forceinline__ float dot3f(float ax, float ay, float az, float bx, float by, float bz)
+{
+    return ax * bx + ay * by + az * bz;
+}
+
+__global__ void __launch_bounds__(128) k_fpoly_f(const float4 *ih, const float4 *il, const float4 *iv,
+                                                 const float4 *ia, const float4 *ij, int ni_pad,
+                                                 const float4 *jxh, const float4 *jxl, const float4 *jv,
+                                                 const JPoly *poly, int jbeg, int nj, int Sj, double *part)
+{
+    __shared__ float4 sxh[128], sxl[128], sv[128], sa[128], sj[128];
+    const int tid = threadIdx.x, bs = blockDim.x;
+    const int i = blockIdx.x * bs + tid, y = blockIdx.y;
+    const int start = y * Sj, end = min(start + Sj, nj);
+    const float4 xh = ih[i], xl = il[i], vi = iv[i], ai = ia[i], ji = ij[i];
+    const int self = __float_as_int(vi.w);
+    const float h2 = xh.w, dtr = xl.w;
+    double o[12];
+    for (int c = 0; c < 12; c++) o[c] = 0.0;
+    for (int jt = start; jt < end; jt += bs) {
+        const int jj = jt + tid;
+        if (jj < end) {
+            sxh[tid] = jxh[jj];
+            sxl[tid] = jxl[jj];
+            sv[tid] = jv[jj];
+            const JPoly *p = &poly[jbeg + jj];
+            sa[tid] = make_float4((float)p->a[0], (float)p->a[1], (float)p->a[2], 0.f);
+            sj[tid] = make_float4((float)p->j[0], (float)p->j[1], (float)p->j[2], 0.f);
+        } else {   /* padding: massless and far away */
+            sxh[tid] = make_float4(FAR, FAR, FAR, 0.f);
+            sxl[tid] = sv[tid] = sa[tid] = sj[tid] = make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+        __syncthreads();
+        const int nt = min(bs, end - jt);
+        for (int c0 = 0; c0 < nt; c0 += 32) {
+            float f[12];
+            for (int c = 0; c < 12; c++) f[c] = 0.f;
+#pragma unroll 4
+            for (int kk = 0; kk < 32; kk++) {
+                const int k = c0 + kk;
+                const float4 jh = sxh[k], jl = sxl[k], vj = sv[k], aj = sa[k], jk = sj[k];
+                const float rx = (jh.x - xh.x) + (jl.x - xl.x);
+                const float ry = (jh.y - xh.y) + (jl.y - xl.y);
+                const float rz = (jh.z - xh.z) + (jl.z - xl.z);
+                const float vx = vj.x - vi.x, vy = vj.y - vi.y, vz = vj.z - vi.z;
+                const float Ax = aj.x - ai.x, Ay = aj.y - ai.y, Az = aj.z - ai.z;
+                const float Jx = jk.x - ji.x, Jy = jk.y - ji.y, Jz = jk.z - ji.z;
+                const float r2 = dot3f(rx, ry, rz, rx, ry, rz);
+                const float px = rx + dtr * vx, py = ry + dtr * vy, pz = rz + dtr * vz;
+                const bool nb = fminf(r2, dot3f(px, py, pz, px, py, pz)) < jh.w * h2;
+                float rinv = rsqrt_ftz(r2);
+                rinv = (jt + k == self) ? 0.f : rinv;
+                const float rinv2 = rinv * rinv, mr3 = jh.w * rinv * rinv2;
+                const float al = dot3f(rx, ry, rz, vx, vy, vz) * rinv2;
+                const float be = (dot3f(vx, vy, vz, vx, vy, vz) + dot3f(rx, ry, rz, Ax, Ay, Az)) * rinv2 + al * al;
+                const float ga = (3.f * dot3f(vx, vy, vz, Ax, Ay, Az) + dot3f(rx, ry, rz, Jx, Jy, Jz)) * rinv2
+                                 + al * (3.f * be - 4.f * al * al);
+                const float tx = vx - 3.f * al * rx, ty = vy - 3.f * al * ry, tz = vz - 3.f * al * rz;
+                const float d2x = mr3 * (Ax - 6.f * al * tx - 3.f * be * rx);
+                const float d2y = mr3 * (Ay - 6.f * al * ty - 3.f * be * ry);
+                const float d2z = mr3 * (Az - 6.f * al * tz - 3.f * be * rz);
+                const float d3x = mr3 * (Jx - 9.f * be * tx - 3.f * ga * rx) - 9.f * al * d2x;
+                const float d3y = mr3 * (Jy - 9.f * be * ty - 3.f * ga * ry) - 9.f * al * d2y;
+                const float d3z = mr3 * (Jz - 9.f * be * tz - 3.f * ga * rz) - 9.f * al * d2z;
+                if (nb) {
+                    f[0] += d2x; f[1] += d2y; f[2] += d2z; f[3] += d3x; f[4] += d3y; f[5] += d3z;
+                } else {
+                    f[6] += d2x; f[7] += d2y; f[8] += d2z; f[9] += d3x; f[10] += d3y; f[11] += d3z;
+                }
+            }
+            for (int c = 0; c < 12; c++) o[c] += (double)f[c];
+        }
+        __syncthreads();
+    }
+    for (int c = 0; c < 12; c++) part[((size_t)y * 12 + c) * ni_pad + i] = o[c];
+}
+
 /* Potential of body i0 + i from the bodies in pos (x + m), double.  grid = (iblocks, j-slices). */
 __global__ void k_pot(const dbl4 *pos, int n, int i0, int ni_pad, int Sj, double *part)
 {
@@ -2000,6 +2086,64 @@ typedef struct FpolyArg {
     double (*d2irr)[3], (*d3irr)[3], (*d2reg)[3], (*d3reg)[3];
 } FpolyArg;
 
+static float int_bits_as_float(int k)
+{
+    float f;
+    memcpy(&f, &k, sizeof f);
+    return f;
+}
+
+/* Reduces one chunk's slices and hands the derivatives to the caller. */
+static void fpoly_results(Dev *d, const FpolyArg *F, int i0, const DGeom *gm, int nsj)
+{
+    k_reduce_d<<<cdiv(gm->ni, 128), 128, 0, d->st>>>(d->d_part, gm->ni, gm->ni_pad, nsj, 12, d->d_out);
+    CKL("k_reduce_d");
+    CK(cudaMemcpyAsync(d->h_out, d->d_out, (size_t)12 * gm->ni * sizeof(double), cudaMemcpyDeviceToHost,
+                       d->st));
+    CK(cudaStreamSynchronize(d->st));
+    const double *o = d->h_out;
+    for (int q = 0; q < gm->ni; q++) {
+        const int i = i0 + q;
+        for (int e = 0; e < 3; e++) {
+            F->d2irr[i][e] = o[(size_t)(0 + e) * gm->ni + q];
+            F->d3irr[i][e] = o[(size_t)(3 + e) * gm->ni + q];
+            F->d2reg[i][e] = o[(size_t)(6 + e) * gm->ni + q];
+            F->d3reg[i][e] = o[(size_t)(9 + e) * gm->ni + q];
+        }
+    }
+}
+
+/* One chunk of i-bodies [i0, i0 + gm->ni) by k_fpoly_f (nj > 0). */
+static void fpoly_f_chunk(GpunbCuda *c, Dev *d, const FpolyArg *F, int i0, const DGeom *gm, int nj)
+{
+    const int np = gm->ni_pad;
+    float4 *h = (float4 *)d->h_out;   /* ih, il, iv, ia, ij: 5 np float4 (the buffer holds 4 np dbl4) */
+    for (int q = 0; q < np; q++) {
+        float4 *e[5] = {h + q, h + np + q, h + 2 * np + q, h + 3 * np + q, h + 4 * np + q};
+        if (q >= gm->ni) {   /* padding threads: computed, never stored */
+            for (int b = 0; b < 5; b++) *e[b] = make_float4(0.f, 0.f, 0.f, 0.f);
+            *e[2] = make_float4(0.f, 0.f, 0.f, int_bits_as_float(-1));
+            continue;
+        }
+        const int i = i0 + q;
+        const int s = (F->idx[i] >= c->jbeg && F->idx[i] < c->jend) ? F->idx[i] - c->jbeg : -1;
+        const double *x = F->x[i], *v = F->v[i], *a = F->a[i], *j = F->jerk[i];
+        const float hx = (float)x[0], hy = (float)x[1], hz = (float)x[2];
+        *e[0] = make_float4(hx, hy, hz, (float)F->h2[i]);
+        *e[1] = make_float4((float)(x[0] - hx), (float)(x[1] - hy), (float)(x[2] - hz), (float)F->dtr[i]);
+        *e[2] = make_float4((float)v[0], (float)v[1], (float)v[2], int_bits_as_float(s));
+        *e[3] = make_float4((float)a[0], (float)a[1], (float)a[2], 0.f);
+        *e[4] = make_float4((float)j[0], (float)j[1], (float)j[2], 0.f);
+    }
+    const float4 *di = (const float4 *)d->d_i;
+    CK(cudaMemcpyAsync(d->d_i, d->h_out, 5 * (size_t)np * sizeof(float4), cudaMemcpyHostToDevice, d->st));
+    k_fpoly_f<<<dim3(gm->iblocks, gm->nsj), gm->bs, 0, d->st>>>(di, di + np, di + 2 * np, di + 3 * np,
+                                                                di + 4 * np, np, d->jxh, d->jxl, d->jv,
+                                                                d->poly, c->jbeg, nj, JSLICE_D, d->d_part);
+    CKL("k_fpoly_f");
+    fpoly_results(d, F, i0, gm, gm->nsj);
+}
+
 static void dev_fpoly(GpunbCuda *c, Dev *d, void *arg)
 {
     const FpolyArg *F = (const FpolyArg *)arg;
@@ -2007,7 +2151,7 @@ static void dev_fpoly(GpunbCuda *c, Dev *d, void *arg)
     const int k = (int)(d - c->dev);
     const int ib = (int)((long)F->ni * k / c->ngpu), ie = (int)((long)F->ni * (k + 1) / c->ngpu);
     dev_set(d);
-    dev_ensure_predicted(c, d, 0, nj, 1);
+    dev_ensure_predicted(c, d, 0, nj, c->fp64);
     const int chunk = d_chunk(nj);
     for (int i0 = ib; i0 < ie; i0 += chunk) {
         const DGeom gm = make_dgeom(imin(chunk, ie - i0), nj);
@@ -2016,6 +2160,10 @@ static void dev_fpoly(GpunbCuda *c, Dev *d, void *arg)
         grow_host((void **)&d->h_out, &d->hout_cap, 4 * nb);
         grow_dev((void **)&d->d_out, &d->out_cap, 4 * nb);
         grow_dev((void **)&d->d_part, &d->part_cap, (size_t)gm.nsj * 12 * gm.ni_pad * sizeof(double));
+        if (!c->fp64 && nj > 0) {
+            fpoly_f_chunk(c, d, F, i0, &gm, nj);
+            continue;
+        }
         dbl4 *hx = (dbl4 *)d->h_out, *hv = hx + gm.ni_pad, *ha = hv + gm.ni_pad, *hj = ha + gm.ni_pad;
         for (int q = 0; q < gm.ni_pad; q++) {
             if (q < gm.ni) {
@@ -2042,22 +2190,7 @@ static void dev_fpoly(GpunbCuda *c, Dev *d, void *arg)
         } else {
             CK(cudaMemsetAsync(d->d_part, 0, (size_t)12 * gm.ni_pad * sizeof(double), d->st));
         }
-        k_reduce_d<<<cdiv(gm.ni, 128), 128, 0, d->st>>>(d->d_part, gm.ni, gm.ni_pad, nj > 0 ? gm.nsj : 1, 12,
-                                                        d->d_out);
-        CKL("k_reduce_d");
-        CK(cudaMemcpyAsync(d->h_out, d->d_out, (size_t)12 * gm.ni * sizeof(double), cudaMemcpyDeviceToHost,
-                           d->st));
-        CK(cudaStreamSynchronize(d->st));
-        const double *o = d->h_out;
-        for (int q = 0; q < gm.ni; q++) {
-            const int i = i0 + q;
-            for (int e = 0; e < 3; e++) {
-                F->d2irr[i][e] = o[(size_t)(0 + e) * gm.ni + q];
-                F->d3irr[i][e] = o[(size_t)(3 + e) * gm.ni + q];
-                F->d2reg[i][e] = o[(size_t)(6 + e) * gm.ni + q];
-                F->d3reg[i][e] = o[(size_t)(9 + e) * gm.ni + q];
-            }
-        }
+        fpoly_results(d, F, i0, &gm, nj > 0 ? gm.nsj : 1);
     }
 }
 
