@@ -202,7 +202,6 @@ typedef struct GpunbCuda {
     int peer_pending;
     int *res_mark;
     /* gpunb_regf_begin queued the first chunk: its geometry */
-    int split;                        /* NBODY6C_REGF_SPLIT: begin queues it (default on) */
     int rf_launched;
     Geom rf_gm;
 } GpunbCuda;
@@ -1721,15 +1720,14 @@ static int cuda_regf(gpunb *g, int ni, const int *idx, const double *h2, const d
  * the front end keeps the inputs for the end.  Queuing is asynchronous,
  * so the caller's thread does it for every GPU; at the end the GPUs' host
  * threads wait for their own streams and the rest runs as in gpunb_regf.
- * NBODY6C_REGF_SPLIT=0 leaves the whole force to the end (with two GPUs
- * the split measured 3-7 % faster end to end at 128k and 512k, with one
- * GPU more: docs/BENCHMARKS.md). */
+ * (The whole force at the end instead measured 3-7 % slower end to end
+ * with two GPUs at 128k and 512k, and more with one: docs/BENCHMARKS.md.) */
 static void cuda_regf_begin(gpunb *g, int ni, const int *idx, const double *h2, const double *dtr,
                             const double (*x)[3], const double (*v)[3])
 {
     GpunbCuda *c = as_cuda(g);
     c->rf_launched = 0;
-    if (!c->split || ni <= 0) return;
+    if (ni <= 0) return;
     double w1 = omp_get_wtime();
     const int n = imin(NI_CHUNK, ni);
     c->rf_gm = make_geom(n, c->jend - c->jbeg, c->target_blocks);
@@ -2375,7 +2373,6 @@ extern "C" gpunb *gpunb_cuda_open(int nmax, int nbmax, const gpunb_config *cfg, 
     c->fp64 = or_default(tn.gpu_fp64, 0) != 0;
     c->target_blocks = imax(or_default(tn.gpu_blocks, TARGET_BLOCKS), 1);
     c->trace = or_default(tn.gpunb_trace, 0) != 0;
-    c->split = or_default(tn.regf_split, 1) != 0;
     c->jbeg = 0;
     c->jend = nmax;
     c->pend_pos = (int *)malloc(sizeof(int) * (size_t)nmax);

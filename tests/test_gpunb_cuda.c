@@ -875,10 +875,8 @@ static void resident_cases(uint64_t *seed)
 static void split_case(int ngpu, uint64_t *seed)
 {
     char err[256];
-    setenv("NBODY6C_REGF_SPLIT", "1", 1);   /* the default; set in case the environment says 0 */
     setenv("NBODY6C_SETJP_EAGER", "0", 1);  /* set_jp's updates pending at the begin */
     gpunb *g = open_cuda(ngpu, 65536 + JBEG, err, sizeof err);
-    unsetenv("NBODY6C_REGF_SPLIT");
     unsetenv("NBODY6C_SETJP_EAGER");
     if (!g) { CHECK(0, "%d-GPU instance opens: %s", ngpu, err); return; }
 #ifdef HAVE_CUDA
@@ -1022,17 +1020,15 @@ static void eager_case(int ngpu, uint64_t *seed)
 }
 
 /* Held updates (gpunb_hold_jp) on the GPU: set_jp while the hold lasts,
- * with a regular force in flight (queued by gpunb_regf_begin, split on)
- * or not yet (split off), in pieces that cross the eager flush's threshold
+ * with a regular force in flight (queued by gpunb_regf_begin) or not yet
+ * (a whole gpunb_regf after them), in pieces that cross the eager flush's threshold
  * (1024), some slots first wrong: the regular force and the resident
  * irregular force after it see the bodies as they were; after the release
  * they are those of the updated bodies sent the plain way, bit for bit. */
-static void hold_case(int ngpu, int split, uint64_t *seed)
+static void hold_case(int ngpu, int inflight, uint64_t *seed)
 {
     char err[256];
-    setenv("NBODY6C_REGF_SPLIT", split ? "1" : "0", 1);
     gpunb *g = open_cuda(ngpu, 32768 + JBEG, err, sizeof err);
-    unsetenv("NBODY6C_REGF_SPLIT");
     if (!g) { CHECK(0, "%d-GPU instance opens: %s", ngpu, err); return; }
 #ifdef HAVE_CUDA
     gpunb_cuda_stats st;
@@ -1082,7 +1078,7 @@ static void hold_case(int ngpu, int split, uint64_t *seed)
     gpunb_irrf_resident(g, p.ni, p.idx, C3(p.x), C3(p.v), a1, j1);
 
     for (size_t k = 0; k < (size_t)h.ni * NBMAX; k++) h.list[k] = -7;
-    gpunb_regf_begin(g, h.ni, h.idx, h.h2, h.dtr, C3(h.x), C3(h.v));
+    if (inflight) gpunb_regf_begin(g, h.ni, h.idx, h.h2, h.dtr, C3(h.x), C3(h.v));
     gpunb_hold_jp(g);
     gpunb_set_jp(g, nw, idx, B2.t0, C3(xw), C3(B2.v), C3(B2.a), C3(B2.jk), B2.m);   /* wrong first */
     double *t0h = malloc(sizeof(double) * nh), *mh = malloc(sizeof(double) * nh);
@@ -1097,20 +1093,23 @@ static void hold_case(int ngpu, int split, uint64_t *seed)
     static const int piece[] = {500, 1, 3000, 8499};   /* 12000 in all */
     for (int u = 0, k0 = 0; u < 4; k0 += piece[u++])
         gpunb_set_jp(g, piece[u], idx + k0, t0h + k0, C3(xh + k0), C3(vh + k0), C3(ahh + k0), C3(jhh + k0), mh + k0);
-    h.over = gpunb_regf_end(g, h.a, h.jk, h.nnb, h.list);
+    if (inflight)
+        h.over = gpunb_regf_end(g, h.a, h.jk, h.nnb, h.list);
+    else
+        h.over = gpunb_regf(g, h.ni, h.idx, h.h2, h.dtr, C3(h.x), C3(h.v), h.a, h.jk, h.nnb, h.list);
     gpunb_predict(g, t);
     gpunb_irrf_resident(g, h.ni, h.idx, C3(h.x), C3(h.v), ah, jh);
     CHECK(same_results(&p, &h) && !memcmp(a1, ah, sizeof *a1 * p.ni) && !memcmp(j1, jh, sizeof *j1 * p.ni),
-          "%d GPU(s), split %s: updates held during a regular force change neither it nor the irregular force "
-          "after it", ngpu, split ? "on" : "off");
+          "%d GPU(s), force %s: updates held during a regular force change neither it nor the irregular force "
+          "after it", ngpu, inflight ? "in flight" : "after them");
     gpunb_release_jp(g);
     gpunb_predict(g, t);
     run_regf(g, &r);
     gpunb_irrf_resident(g, r.ni, r.idx, C3(r.x), C3(r.v), ah, jh);
     CHECK(!same_results(&p, &q) && same_results(&q, &r) && !memcmp(a2, ah, sizeof *a2 * p.ni) &&
               !memcmp(j2, jh, sizeof *j2 * p.ni),
-          "%d GPU(s), split %s: after the release, the forces of the updated bodies (the later update wins)", ngpu,
-          split ? "on" : "off");
+          "%d GPU(s), force %s: after the release, the forces of the updated bodies (the later update wins)", ngpu,
+          inflight ? "in flight" : "after them");
     free(idx); free(xw); free(t0h); free(mh); free(xh); free(vh); free(ahh); free(jhh);
     free(a1); free(j1); free(a2); free(j2); free(ah); free(jh);
     free_icase(&p); free_icase(&q); free_icase(&h); free_icase(&r);

@@ -9,8 +9,6 @@ const tuning_switch tuning_switches[] = {
     {"NBODY6C_SETJP_EAGER", 0, "1024",
      "pending polynomial updates from which GPUNB's CUDA backend sends them at once; 0: at the next "
      "GPU call"},
-    {"NBODY6C_REGF_SPLIT", 0, "1",
-     "1: the regular force runs on the GPU beside the host's work (begun early, ended late)"},
     {"NBODY6C_NGPU", 0, "every GPU", "GPUs GPUNB's CUDA backend uses (--ngpu, when given, wins)"},
     {"NBODY6C_GPU_BLOCKS", 0, "2048", "thread blocks a regular-force kernel aims at"},
     {"NBODY6C_GPUNB_TRACE", 0, "0", "1: the GPU's phases timed into profile.txt"},
@@ -59,7 +57,6 @@ tuning tuning_read(void)
     t.ngpu = env_int("NBODY6C_NGPU");
     t.gpu_blocks = env_int("NBODY6C_GPU_BLOCKS");
     t.gpu_fp64 = env_int("NBODY6C_GPU_FP64");
-    t.regf_split = env_int("NBODY6C_REGF_SPLIT");
     t.setjp_eager = env_int("NBODY6C_SETJP_EAGER");
     t.gpunb_trace = env_int("NBODY6C_GPUNB_TRACE");
     t.fault = env("NBODY6C_FAULT");

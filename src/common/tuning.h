@@ -38,7 +38,6 @@ typedef struct tuning {
     int ngpu;             /* NBODY6C_NGPU */
     int gpu_blocks;       /* NBODY6C_GPU_BLOCKS */
     int gpu_fp64;         /* NBODY6C_GPU_FP64 (test hook) */
-    int regf_split;       /* NBODY6C_REGF_SPLIT */
     int setjp_eager;      /* NBODY6C_SETJP_EAGER */
     int gpunb_trace;      /* NBODY6C_GPUNB_TRACE */
     /* durable writes (io/durable.c) */
