@@ -90,10 +90,12 @@ static double energy_at(sim *s, double t)
 }
 
 /* The change's energy de booked as evol.c books it; the measured total's
- * jump compared; then 1 time unit further beside the twin without it. */
-static void single_star(int tidal, int kicked)
+ * jump compared; then 1 time unit further beside the twin without it.
+ * wind: a wind step (2 % of the mass; the star and its own list start
+ * again, as evol.c does for one over 0.1 Msun) instead of a supernova. */
+static void single_star(int tidal, int kicked, int wind)
 {
-    const char *what = kicked ? "kicked star" : tidal ? "single star, tidal field" : "single star";
+    const char *what = kicked ? "kicked star" : wind ? "wind step" : tidal ? "single star, tidal field" : "single star";
     deck d;
     sim *s = cluster(tidal, 0, &d), *twin = cluster(tidal, 0, &d);
     CHECK(s && twin, "%s: cluster started", what);
@@ -115,8 +117,11 @@ static void single_star(int tidal, int kicked)
         free(v);
     }
     /* a supernova: the remnant keeps a tenth of the mass (a neutron star of
-     * a 14 Msun star) and is kicked */
-    ok = ok && ks_star_change(s, i, (kicked ? 0.1 : 0.6) * s->m[i], dv, 1, &de, err, sizeof err) == 0;
+     * a 14 Msun star) and is kicked; or a sudden loss of 40 %; both restart
+     * every body that lists the star, as evol.c does for such changes */
+    const double keep = kicked ? 0.1 : wind ? 0.98 : 0.6;
+    ok = ok && ks_star_change(s, i, keep * s->m[i], dv, wind ? KS_STAR_OWN : KS_STAR_ALL, &de, err,
+                              sizeof err) == 0;
     block_reschedule(s->bs);
     double e1 = checks_energy(s);
     printf("# %s: dE booked %.6e, measured jump %.6e, difference %.2e of |E|\n", what, de, e1 - e0,
@@ -419,9 +424,10 @@ int main(void)
 {
     char dir[] = "/tmp/nbody6c-evol-XXXXXX";
     if (!mkdtemp(dir)) return 1;
-    single_star(0, 0);
-    single_star(1, 0);
-    single_star(0, 1);
+    single_star(0, 0, 0);
+    single_star(1, 0, 0);
+    single_star(0, 1, 0);
+    single_star(1, 0, 1);
     paired_star();
     program_run(dir);
     heavy_star_note(dir);

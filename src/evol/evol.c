@@ -19,6 +19,9 @@
  * star (NBODY6's mdot.f: 0.1 Msun); smaller ones are carried by the
  * corrected polynomials. */
 #define RESTART_DM 0.1
+/* A change of more than this fraction of the star's mass in one update
+ * restarts also the bodies that list it (the pull they feel drops by it). */
+#define SUDDEN_FRAC 0.1
 #define TWOPI 6.283185307179586
 /* Checkpoint section SEVO's layout: 2 added the collisions; 1 (none)
  * still reads. */
@@ -339,8 +342,12 @@ static int apply(sim *s, evol_state *e, int name, const star_news *nw, const dou
         for (int c = 0; c < 3; c++) dv[c] = vk[c] / e->o.vstar;
         /* the neighbours start again after a large change only, as NBODY6's
          * mdot.f: more than RESTART_DM Msun, a neutron star or black hole,
-         * a kick; below, the corrected polynomials carry it */
-        const int near = fabs(dm) > RESTART_DM || st->kw == SSE_NS || st->kw == SSE_BH;
+         * a kick; below, the corrected polynomials carry it.  A sudden
+         * change (a supernova, an envelope lost as a white dwarf forms, a
+         * kick) restarts the bodies that list the star too (ks_star.c) */
+        const int remnant = st->kw == SSE_NS || st->kw == SSE_BH;
+        const int near = kicked || fabs(dm) > SUDDEN_FRAC * e->mdyn[name - 1] ? KS_STAR_ALL
+                         : fabs(dm) > RESTART_DM || remnant ? KS_STAR_OWN : KS_STAR_KEEP;
         if (ks_star_change(s, i, st->mass / e->o.munit, kicked ? dv : NULL, near, &de, err, errlen))
             return -1;
         if (kicked) e->cnt.kicks++;
