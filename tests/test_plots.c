@@ -108,6 +108,28 @@ int main(void)
     snprintf(p, sizeof p, "%s/hr.png", dir);
     CHECK(rc == 0 && is_png(p) && strstr(io_out, "Myr") && strstr(io_out, "13:"),
           "plot_hr.py: the HR diagram at 60 Myr with its neutron stars counted (exit %d) %s", rc, io_out);
+    /* sse-compare's folder: that run as nbody6c's, and an NBODY6 out.txt of
+     * three outputs written here in NBODY6's line formats (T =, #4, ADJUST) */
+    io_sh("mkdir -p %s/cmp/nbody6c %s/cmp/nbody6 && cp -r %s/sev %s/cmp/nbody6c/run && cp %s %s/cmp/deck", dir,
+          dir, dir, dir, dpath, dir);
+    snprintf(p, sizeof p, "%s/cmp/nbody6/out.txt", dir);
+    io_write(p, " ADJUST:  TIME =    0.00  Q = 0.50  DE =  0.0E+00  E = -0.250000  RMIN = 1.0E-03\n"
+                " T =     0.  N =   256  <NB> = 20  KS =    0  NM =  0  MM = 0  NS =   256  DE =  0.0E+00  "
+                "E = -0.250000  M = 1.0000\n"
+                " ADJUST:  TIME =    5.00  Q = 0.52  DE = -4.0E-06  E = -0.250001  RMIN = 1.0E-03\n"
+                " T =     5.  N =   255  <NB> = 20  KS =    1  NM =  0  MM = 0  NS =   253  DE = -4.0E-06  "
+                "E = -0.250001  M = 0.9500\n"
+                " #4      10    0    0    0    0    2    1    0    0   0.0   0.0    0.0   0.0   0.0   0.0"
+                "    12.5   250   6\n"
+                " ADJUST:  TIME =   10.00  Q = 0.51  DE =  1.5E-06  E = -0.250000  RMIN = 1.0E-03\n"
+                " T =    10.  N =   254  <NB> = 20  KS =    1  NM =  0  MM = 0  NS =   252  DE =  1.5E-06  "
+                "E = -0.250000  M = 0.9100\n"
+                " #4      12    0    0    0    0    3    2    0    0   0.0   0.0    0.0   0.0   0.0   0.0"
+                "    20.5   250   6\n");
+    rc = io_sh("%s scripts/plot_sse_compare.py %s/cmp -o %s/cmp.png", py, dir, dir);
+    snprintf(p, sizeof p, "%s/cmp.png", dir);
+    CHECK(rc == 0 && is_png(p) && strstr(io_out, "largest |DE| 4.00e-06") && strstr(io_out, "Z 0.02"),
+          "plot_sse_compare.py: both codes drawn, NBODY6's largest ADJUST DE read (exit %d) %s", rc, io_out);
     /* bound mass in a tidal field: 256 stars of 1 Msun at RBAR 2 pc in the
      * solar neighbourhood (KZ(14) = 1), snapshots at t = 0, 1, 2 */
     snprintf(dpath, sizeof dpath, "%s/tide.deck", dir);
