@@ -58,6 +58,12 @@ extern "C" {
 #define FAR 1.0e18f         /* position of padding j-bodies (mass 0) */
 #define IRR_CHUNK 8192      /* i-bodies per upload of gpunb_irrf (packing overlaps the copy) */
 #define SETJP_EAGER 1024     /* pending set_jp entries that set_jp queues at once */
+#ifndef REGF_MINB
+#define REGF_MINB 1         /* k_regf's thread blocks an SM must hold (caps its registers) */
+#endif
+#ifndef REGF_UNROLL
+#define REGF_UNROLL 8       /* pairs of k_regf's 32 unrolled */
+#endif
 #define IRR_TRACE_MAX 4096  /* irrf calls up to this size are traced apart (NBODY6C_GPUNB_TRACE) */
 #define IRR_FLUSH 16        /* pair terms a lane sums in float before double */
 
@@ -323,90 +329,93 @@ struct IReg {
     dbl4 d;           /* x in double (FP64 path) */
 };
 
-/* 32 pairs (shared-memory entries k0 .. k0+31, slice-local j = jb ..).
- * SELF: i's own j-index may be among them (checked per pair); otherwise
- * not, and the pair loop is shorter.  A neighbour's term is zeroed by a
- * select, its index recorded. */
+/* One pair's terms for the i-body I (j from shared-memory entry k): its
+ * contribution to acc[6] unless j is a neighbour (or i itself, SELF); the
+ * neighbour test's result is returned. */
 template <bool FP64, bool SELF>
-__device__ __forceinline__ void pairs32(const float4 *sxh, const float4 *sxl, const float4 *sv, const dbl4 *sxd,
-                                        int k0, int jb, int start, const IReg &I, int iself, int L,
-                                        unsigned short *mylist, int &cnt, float acc[6])
+__device__ __forceinline__ bool pair_term(const float4 &xh, const float4 &xl, const float4 &v, const dbl4 &xd,
+                                          const IReg &I, bool self, float acc[6])
 {
-    float ax = 0.f, ay = 0.f, az = 0.f, jx = 0.f, jy = 0.f, jz = 0.f;
-    const float h2 = I.h.w, dtr = I.l.w;
-#pragma unroll 8
-    for (int kk = 0; kk < 32; kk++) {
-        const int k = k0 + kk;
-        const float4 xh = sxh[k], v = sv[k];
-        float dx, dy, dz;
-        if (FP64) {
-            const dbl4 xd = sxd[k];
-            dx = (float)(xd.x - I.d.x);
-            dy = (float)(xd.y - I.d.y);
-            dz = (float)(xd.z - I.d.z);
-        } else {
-            const float4 xl = sxl[k];
-            dx = (xh.x - I.h.x) + (xl.x - I.l.x);
-            dy = (xh.y - I.h.y) + (xl.y - I.l.y);
-            dz = (xh.z - I.h.z) + (xl.z - I.l.z);
-        }
-        const float dvx = v.x - I.v.x, dvy = v.y - I.v.y, dvz = v.z - I.v.z;
-        const float r2 = dx * dx + dy * dy + dz * dz;
-        const float px = dx + dtr * dvx, py = dy + dtr * dvy, pz = dz + dtr * dvz;
-        const float r2p = px * px + py * py + pz * pz;
-        const float rv = dx * dvx + dy * dvy + dz * dvz;
-        const bool nb = fminf(r2, r2p) < xh.w * h2;
-        bool skip = nb;
-        if (SELF) {
-            const bool self = (jb + kk == iself);
-            skip = nb || self;
-            if (nb && !self) {
-                if (cnt < L) mylist[cnt] = (unsigned short)(jb + kk - start);
-                cnt++;
-            }
-        } else if (nb) {
-            if (cnt < L) mylist[cnt] = (unsigned short)(jb + kk - start);
-            cnt++;
-        }
-        float rinv = rsqrt_ftz(r2);
-        rinv = skip ? 0.f : rinv;
-        const float rinv2 = rinv * rinv;
-        const float mr3 = xh.w * rinv * rinv2;
-        const float al = -3.f * rv * rinv2;
-        ax += mr3 * dx;
-        ay += mr3 * dy;
-        az += mr3 * dz;
-        jx += mr3 * (dvx + al * dx);
-        jy += mr3 * (dvy + al * dy);
-        jz += mr3 * (dvz + al * dz);
+    float dx, dy, dz;
+    if (FP64) {
+        dx = (float)(xd.x - I.d.x);
+        dy = (float)(xd.y - I.d.y);
+        dz = (float)(xd.z - I.d.z);
+    } else {
+        dx = (xh.x - I.h.x) + (xl.x - I.l.x);
+        dy = (xh.y - I.h.y) + (xl.y - I.l.y);
+        dz = (xh.z - I.h.z) + (xl.z - I.l.z);
     }
-    acc[0] = ax; acc[1] = ay; acc[2] = az; acc[3] = jx; acc[4] = jy; acc[5] = jz;
+    const float h2 = I.h.w, dtr = I.l.w;
+    const float dvx = v.x - I.v.x, dvy = v.y - I.v.y, dvz = v.z - I.v.z;
+    const float r2 = dx * dx + dy * dy + dz * dz;
+    const float px = dx + dtr * dvx, py = dy + dtr * dvy, pz = dz + dtr * dvz;
+    const float r2p = px * px + py * py + pz * pz;
+    const float rv = dx * dvx + dy * dvy + dz * dvz;
+    const bool nb = fminf(r2, r2p) < xh.w * h2;
+    const bool skip = SELF ? (nb || self) : nb;
+    float rinv = rsqrt_ftz(r2);
+    rinv = skip ? 0.f : rinv;
+    const float rinv2 = rinv * rinv;
+    const float mr3 = xh.w * rinv * rinv2;
+    const float al = -3.f * rv * rinv2;
+    acc[0] += mr3 * dx;
+    acc[1] += mr3 * dy;
+    acc[2] += mr3 * dz;
+    acc[3] += mr3 * (dvx + al * dx);
+    acc[4] += mr3 * (dvy + al * dy);
+    acc[5] += mr3 * (dvz + al * dz);
+    return SELF ? (nb && !self) : nb;
 }
 
-/* One (i-block, slice) of the regular force.  grid = (iblocks, local slices). */
-template <bool FP64>
-__global__ void __launch_bounds__(128) k_regf(RegfArgs A)
+/* 32 pairs (shared-memory entries k0 .. k0+31, slice-local j = jb ..) for
+ * the two i-bodies of a thread.  SELF: an i's own j-index may be among them
+ * (checked per pair); otherwise not, and the pair loop is shorter.  A
+ * neighbour's term is zeroed by a select and its bit set in the mask (bit
+ * kk: entry k0 + kk); the lists are written from the masks after the 32
+ * pairs, so that the pair loop has no branch. */
+template <bool FP64, bool SELF, bool TWO>
+__device__ __forceinline__ void pairs32(const float4 *sxh, const float4 *sxl, const float4 *sv, const dbl4 *sxd,
+                                        int k0, int jb, const IReg &I0, const IReg &I1, int self0, int self1,
+                                        unsigned &m0, unsigned &m1, float acc0[6], float acc1[6])
 {
-    __shared__ float4 sxh[128], sxl[128], sv[128];
-    __shared__ dbl4 sxd[FP64 ? 128 : 1];
-    const int bs = blockDim.x, tid = threadIdx.x;
-    const int i = blockIdx.x * bs + tid;
-    const int y = blockIdx.y, s = A.s0 + y;
-    const int grp = s / A.nsg, q = s - grp * A.nsg;
-    const int start = grp * A.Ng + q * A.S;
-    const int end = max(start, min(min(start + A.S, (grp + 1) * A.Ng), A.nj));
+    for (int c = 0; c < 6; c++) acc0[c] = acc1[c] = 0.f;
+    unsigned b0 = 0, b1 = 0;
+    constexpr int unroll = REGF_UNROLL;
+#pragma unroll unroll
+    for (int kk = 0; kk < 32; kk++) {
+        const int k = k0 + kk;
+        const float4 xh = sxh[k], xl = sxl[k], v = sv[k];
+        const dbl4 xd = FP64 ? sxd[k] : mkd4(0, 0, 0, 0);
+        if (pair_term<FP64, SELF>(xh, xl, v, xd, I0, jb + kk == self0, acc0)) b0 |= 1u << kk;
+        if (TWO && pair_term<FP64, SELF>(xh, xl, v, xd, I1, jb + kk == self1, acc1)) b1 |= 1u << kk;
+    }
+    m0 = b0;
+    m1 = b1;
+}
 
-    if (blockIdx.x == 0 && y == 0 && tid == 0) A.misc[0] = 0;
-    IReg I;
-    I.h = A.ixh[i]; I.l = A.ixl[i]; I.v = A.iv[i];
-    I.d = FP64 ? A.ixd[i] : mkd4(0, 0, 0, 0);
-    const int iself = A.iself[i];
+/* Appends the neighbours of a 32-pair mask to a (slice, i) list, ascending. */
+__device__ __forceinline__ void list_append(unsigned m, int jb, int start, int L, unsigned short *mylist, int &cnt)
+{
+    while (m) {
+        const int kk = __ffs(m) - 1;
+        m &= m - 1;
+        if (cnt < L) mylist[cnt] = (unsigned short)(jb + kk - start);
+        cnt++;
+    }
+}
 
-    float sa[6] = {0, 0, 0, 0, 0, 0}, ca[6] = {0, 0, 0, 0, 0, 0};
-    int cnt = 0;
-    const int L = A.L;
-    unsigned short *mylist = A.plist + ((size_t)y * A.ni_pad + i) * L;
-
+/* The sums of one thread over its slice [start, end): i-body a, and with
+ * TWO i-body b too (same shared-memory loads); SA, CA, CNT: their Kahan
+ * sums and list counts. */
+template <bool FP64, bool TWO>
+__device__ __forceinline__ void regf_slice(const RegfArgs &A, float4 *sxh, float4 *sxl, float4 *sv, dbl4 *sxd,
+                                           int start, int end, const IReg &I0, const IReg &I1, int self0,
+                                           int self1, unsigned short *list0, unsigned short *list1,
+                                           float sa0[6], float ca0[6], float sa1[6], float ca1[6], int &cnt0,
+                                           int &cnt1)
+{
+    const int bs = blockDim.x, tid = threadIdx.x, L = A.L;
     for (int jt = start; jt < end; jt += bs) {
         int jj = jt + tid;
         if (jj < end) {
@@ -423,20 +432,71 @@ __global__ void __launch_bounds__(128) k_regf(RegfArgs A)
         __syncthreads();
         const int nt = min(bs, end - jt);
         for (int c0 = 0; c0 < nt; c0 += 32) {
-            float acc[6];
+            float acc0[6], acc1[6];
+            unsigned m0, m1;
             const int jb = jt + c0;
-            const bool mine = (unsigned)(iself - jb) < 32u;
+            const bool mine = (unsigned)(self0 - jb) < 32u || (TWO && (unsigned)(self1 - jb) < 32u);
             if (__any_sync(0xffffffffu, mine))
-                pairs32<FP64, true>(sxh, sxl, sv, sxd, c0, jb, start, I, iself, L, mylist, cnt, acc);
+                pairs32<FP64, true, TWO>(sxh, sxl, sv, sxd, c0, jb, I0, I1, self0, self1, m0, m1, acc0, acc1);
             else
-                pairs32<FP64, false>(sxh, sxl, sv, sxd, c0, jb, start, I, iself, L, mylist, cnt, acc);
-            for (int c = 0; c < 6; c++) kahan_add(sa[c], ca[c], acc[c]);
+                pairs32<FP64, false, TWO>(sxh, sxl, sv, sxd, c0, jb, I0, I1, self0, self1, m0, m1, acc0, acc1);
+            for (int c = 0; c < 6; c++) {
+                kahan_add(sa0[c], ca0[c], acc0[c]);
+                if (TWO) kahan_add(sa1[c], ca1[c], acc1[c]);
+            }
+            list_append(m0, jb, start, L, list0, cnt0);
+            if (TWO) list_append(m1, jb, start, L, list1, cnt1);
         }
         __syncthreads();
     }
+}
+
+/* (i-block 2x, slice) and (i-block 2x + 1, slice) of the regular force:
+ * thread t takes i-body t of each (two i-bodies per thread share every
+ * shared-memory load; their sums, their order and so their bits are those
+ * of one i-body per thread); the last i-block of an odd count alone.
+ * grid = (ceil(iblocks / 2), local slices). */
+template <bool FP64>
+__global__ void __launch_bounds__(128, REGF_MINB) k_regf(RegfArgs A)
+{
+    __shared__ float4 sxh[128], sxl[128], sv[128];
+    __shared__ dbl4 sxd[FP64 ? 128 : 1];
+    const int bs = blockDim.x, tid = threadIdx.x;
+    const int ia = 2 * blockIdx.x * bs + tid, ib = ia + bs;
+    const bool two = (2 * blockIdx.x + 1) * bs < A.ni_pad;   /* uniform over the block */
+    const int ib_r = two ? ib : ia;
+    const int y = blockIdx.y, s = A.s0 + y;
+    const int grp = s / A.nsg, q = s - grp * A.nsg;
+    const int start = grp * A.Ng + q * A.S;
+    const int end = max(start, min(min(start + A.S, (grp + 1) * A.Ng), A.nj));
+
+    if (blockIdx.x == 0 && y == 0 && tid == 0) A.misc[0] = 0;
+    IReg I0, I1;
+    I0.h = A.ixh[ia]; I0.l = A.ixl[ia]; I0.v = A.iv[ia];
+    I1.h = A.ixh[ib_r]; I1.l = A.ixl[ib_r]; I1.v = A.iv[ib_r];
+    I0.d = FP64 ? A.ixd[ia] : mkd4(0, 0, 0, 0);
+    I1.d = FP64 ? A.ixd[ib_r] : mkd4(0, 0, 0, 0);
+    const int self0 = A.iself[ia], self1 = A.iself[ib_r];
+
+    float sa0[6] = {0, 0, 0, 0, 0, 0}, ca0[6] = {0, 0, 0, 0, 0, 0};
+    float sa1[6] = {0, 0, 0, 0, 0, 0}, ca1[6] = {0, 0, 0, 0, 0, 0};
+    int cnt0 = 0, cnt1 = 0;
+    unsigned short *list0 = A.plist + ((size_t)y * A.ni_pad + ia) * A.L;
+    unsigned short *list1 = A.plist + ((size_t)y * A.ni_pad + ib_r) * A.L;
+    if (two)
+        regf_slice<FP64, true>(A, sxh, sxl, sv, sxd, start, end, I0, I1, self0, self1, list0, list1, sa0, ca0, sa1,
+                               ca1, cnt0, cnt1);
+    else
+        regf_slice<FP64, false>(A, sxh, sxl, sv, sxd, start, end, I0, I1, self0, self1, list0, list1, sa0, ca0,
+                                sa1, ca1, cnt0, cnt1);
     for (int c = 0; c < 6; c++)
-        A.pacc[((size_t)y * 6 + c) * A.ni_pad + i] = (double)sa[c] - (double)ca[c];
-    A.pcnt[(size_t)y * A.ni_pad + i] = cnt;
+        A.pacc[((size_t)y * 6 + c) * A.ni_pad + ia] = (double)sa0[c] - (double)ca0[c];
+    A.pcnt[(size_t)y * A.ni_pad + ia] = cnt0;
+    if (two) {
+        for (int c = 0; c < 6; c++)
+            A.pacc[((size_t)y * 6 + c) * A.ni_pad + ib] = (double)sa1[c] - (double)ca1[c];
+        A.pcnt[(size_t)y * A.ni_pad + ib] = cnt1;
+    }
 }
 
 /* One warp per (i, local group): lane l sums the group's slices l, l+32, ...
@@ -1007,7 +1067,7 @@ static void dev_regf_pass(GpunbCuda *c, Dev *d, const Geom *gm, int nbmax)
     int *cnt = (int *)(d->d_hdr + hl.cnt), *misc = (int *)(d->d_hdr + hl.misc);
     A.misc = misc;
     if (nsl > 0) {
-        dim3 grid(gm->iblocks, nsl);
+        dim3 grid(cdiv(gm->iblocks, 2), nsl);   /* two i-blocks a thread block */
         if (c->fp64) k_regf<true><<<grid, gm->bs, 0, d->st>>>(A);
         else k_regf<false><<<grid, gm->bs, 0, d->st>>>(A);
         CKL("k_regf");

@@ -1106,8 +1106,12 @@ static void hold_case(int ngpu, int inflight, uint64_t *seed)
     gpunb_predict(g, t);
     run_regf(g, &r);
     gpunb_irrf_resident(g, r.ni, r.idx, C3(r.x), C3(r.v), ah, jh);
-    CHECK(!same_results(&p, &q) && same_results(&q, &r) && !memcmp(a2, ah, sizeof *a2 * p.ni) &&
-              !memcmp(j2, jh, sizeof *j2 * p.ni),
+    /* an overflowed body keeps the resident list of an earlier call, which
+     * differs between q's turn and r's: its irregular force is not compared */
+    int irr_same = 1;
+    for (int k = 0; k < q.ni; k++)
+        if (q.nnb[k] >= 0 && (memcmp(a2[k], ah[k], sizeof a2[k]) || memcmp(j2[k], jh[k], sizeof j2[k]))) irr_same = 0;
+    CHECK(!same_results(&p, &q) && same_results(&q, &r) && irr_same,
           "%d GPU(s), force %s: after the release, the forces of the updated bodies (the later update wins)", ngpu,
           inflight ? "in flight" : "after them");
     free(idx); free(xw); free(t0h); free(mh); free(xh); free(vh); free(ahh); free(jhh);
