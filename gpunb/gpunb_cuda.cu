@@ -58,12 +58,6 @@ extern "C" {
 #define FAR 1.0e18f         /* position of padding j-bodies (mass 0) */
 #define IRR_CHUNK 8192      /* i-bodies per upload of gpunb_irrf (packing overlaps the copy) */
 #define SETJP_EAGER 1024     /* pending set_jp entries that set_jp queues at once */
-#ifndef REGF_MINB
-#define REGF_MINB 1         /* k_regf's thread blocks an SM must hold (caps its registers) */
-#endif
-#ifndef REGF_UNROLL
-#define REGF_UNROLL 8       /* pairs of k_regf's 32 unrolled */
-#endif
 #define IRR_TRACE_MAX 4096  /* irrf calls up to this size are traced apart (NBODY6C_GPUNB_TRACE) */
 #define IRR_FLUSH 16        /* pair terms a lane sums in float before double */
 
@@ -381,8 +375,7 @@ __device__ __forceinline__ void pairs32(const float4 *sxh, const float4 *sxl, co
 {
     for (int c = 0; c < 6; c++) acc0[c] = acc1[c] = 0.f;
     unsigned b0 = 0, b1 = 0;
-    constexpr int unroll = REGF_UNROLL;
-#pragma unroll unroll
+#pragma unroll 8
     for (int kk = 0; kk < 32; kk++) {
         const int k = k0 + kk;
         const float4 xh = sxh[k], xl = sxl[k], v = sv[k];
@@ -457,7 +450,7 @@ __device__ __forceinline__ void regf_slice(const RegfArgs &A, float4 *sxh, float
  * of one i-body per thread); the last i-block of an odd count alone.
  * grid = (ceil(iblocks / 2), local slices). */
 template <bool FP64>
-__global__ void __launch_bounds__(128, REGF_MINB) k_regf(RegfArgs A)
+__global__ void __launch_bounds__(128) k_regf(RegfArgs A)
 {
     __shared__ float4 sxh[128], sxl[128], sv[128];
     __shared__ dbl4 sxd[FP64 ? 128 : 1];
