@@ -76,22 +76,27 @@ static void remove_force_of(sim *s, int i, const vec3 *x, const vec3 *v)
     }
 }
 
-static int remove_single(sim *s, int i, char *err, size_t errlen)
+/* The singles at the slots leave: each one's force off the others (in the
+ * order given, from the state predicted before any of them left), then
+ * all at once out of the slots and lists. */
+static int remove_singles(sim *s, int nrem, const int *slots, char *err, size_t errlen)
 {
     vec3 *x = malloc(sizeof(vec3) * s->cap), *v = malloc(sizeof(vec3) * s->cap);
     if (!x || !v) {
         free(x);
         free(v);
-        snprintf(err, errlen, "out of memory removing an escaper");
+        snprintf(err, errlen, "out of memory removing escapers");
         return -1;
     }
     sim_predict_all(s, x, v);
-    remove_force_of(s, i, (const vec3 *)x, (const vec3 *)v);
+    for (int k = 0; k < nrem; k++) {
+        remove_force_of(s, slots[k], (const vec3 *)x, (const vec3 *)v);
+        s->n_escaped++;
+        s->m_escaped += s->m[slots[k]];
+    }
     free(x);
     free(v);
-    s->n_escaped++;
-    s->m_escaped += s->m[i];
-    ks_remove_single(s, i);
+    ks_remove_singles(s, nrem, slots);
     return 0;
 }
 
@@ -187,20 +192,27 @@ int escape_remove(sim *s, escape_record *rec, int maxrec, char *err, size_t errl
      * and after their removal, the difference booked (their kinetic,
      * mutual, tidal and binding energy with the rest, nothing else) */
     double e_before = checks_energy(s);
+    int nrem = 0, *slots = malloc(sizeof(int) * (size_t)(nrec + 1));
+    if (!slots) {
+        snprintf(err, errlen, "out of memory removing escapers");
+        free(sys);
+        return -1;
+    }
     for (int q = 0; q < ne; q++)
         for (int k = 0; k < sys[q].nstar; k++) {
             int i = ks_slot_of_star(s, sys[q].star[k]);
             if (i < s->ifirst || i >= s->n) {
                 snprintf(err, errlen, "escaper: star %d is no single at t = %g", sys[q].star[k], s->time);
                 free(sys);
+                free(slots);
                 return -1;
             }
-            if (remove_single(s, i, err, errlen)) {
-                free(sys);
-                return -1;
-            }
+            slots[nrem++] = i;
         }
     free(sys);
+    int rc = remove_singles(s, nrem, slots, err, errlen);
+    free(slots);
+    if (rc) return -1;
     s->mmean = s->mtot / s->n;
     s->e_escaped += e_before - checks_energy(s);
     ks_clear_dirty(s);

@@ -171,6 +171,10 @@ void ks_auto_params(sim *s);
  * ks_listed: whether body i is on the list of body j.
  * ks_remove_single: the single at slot i leaves: moved past the c.m. bodies
  *   (each c.m. moves down one, as N does), dropped from every list.
+ * ks_remove_singles: the singles at the nrem distinct slots leave at once,
+ *   as ks_remove_single one after the other (the same slots and lists
+ *   after, the masses taken off mtot in the order given), with one pass
+ *   over the slots and the lists instead of one each.
  * ks_clear_dirty: the events' marks of bodies to re-send forgotten (the
  *   caller sends every body).
  * ks_partial_flush (ks_partial.c): ends every one-component list entry,
@@ -183,6 +187,7 @@ int ks_dissolve(sim *s, int kind, int name, const int *stars, int nstar, char *e
 int ks_slot_of_star(const sim *s, int name);
 int ks_listed(const sim *s, int j, int i);
 void ks_remove_single(sim *s, int i);
+void ks_remove_singles(sim *s, int nrem, const int *slots);
 void ks_clear_dirty(sim *s);
 int ks_partial_flush(sim *s, double t, char *err, size_t errlen);
 

@@ -90,16 +90,34 @@ int ks_dissolve(sim *s, int kind, int name, const int *stars, int nstar, char *e
     return 0;
 }
 
-void ks_remove_single(sim *s, int i)
+void ks_remove_single(sim *s, int i) { ks_remove_singles(s, 1, &i); }
+
+void ks_remove_singles(sim *s, int nrem, const int *slots)
 {
+    if (nrem <= 0) return;
     ks_state *ks = s->ks;
     int *map = ks->map, *inv = ks->map + s->cap;
+    /* scratch rows [lo, ntot) of the marks, which the relabelling below
+     * writes anew (the tail cleared) */
+    unsigned char *gone = ks->mark;
+    const int ntot0 = s->ntot;
+    int lo = s->ntot;
+    for (int k = 0; k < nrem; k++) lo = slots[k] < lo ? slots[k] : lo;
+    memset(gone + lo, 0, (size_t)(ntot0 - lo));
+    for (int k = 0; k < nrem; k++) {
+        gone[slots[k]] = 1;
+        s->mtot -= s->m[slots[k]];
+    }
     ks_labels_reset(s, map, inv);
-    for (int a = i; a < s->ntot - 1; a++) ks_swap_slots(s, a, a + 1, map, inv);
-    map[i] = -1; /* label i (the escaper) is named by no list any more */
-    s->mtot -= s->m[s->ntot - 1];
-    s->n--;
-    s->ntot--;
+    /* the survivors above the first leaver move down in order ([lo, w):
+     * the survivors placed, [w, a): the leavers passed over), so that one
+     * leaver goes as it went alone: moved past the c.m. bodies */
+    for (int a = lo, w = lo; a < s->ntot; a++)
+        if (!gone[a]) ks_swap_slots(s, a, w++, map, inv);
+    for (int k = 0; k < nrem; k++) map[slots[k]] = -1;   /* named by no list any more */
+    s->n -= nrem;
+    s->ntot -= nrem;
+    memset(gone + s->ntot, 0, (size_t)(ntot0 - s->ntot));
     ks_relabel_all(s, map, -1, -1, -1, NULL);
 }
 
