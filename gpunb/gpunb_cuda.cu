@@ -1177,7 +1177,8 @@ static void dev_set_jp(GpunbCuda *c, Dev *d, void *arg);
 
 /* How long a worker or the caller spins before it sleeps: a wake-up from
  * sleep costs tens of microseconds on the GPU machine, while regular forces
- * come every few hundred microseconds in busy phases. */
+ * come every few hundred microseconds in busy phases (with no spin, 512k
+ * bodies on two H200s took 36.2 s against 26.8 s to t = 1/4). */
 #define POOL_SPIN_S 2e-3
 
 static inline void cpu_relax(void)
