@@ -6,7 +6,7 @@
  *  - the j-bodies' polynomials on each GPU (set_jp sends only the corrected
  *    bodies; the front end keeps no host store for this backend:
  *    keeps_poly) and their prediction on the GPU;
- *  - the regular-force kernel: one i-body per thread in registers, j-bodies
+ *  - the regular-force kernel: two i-bodies per thread in registers, j-bodies
  *    through shared memory, coordinate differences in two-float (hi + lo)
  *    arithmetic or, with NBODY6C_GPU_FP64=1, in double; single-precision
  *    pair terms summed per chunk of 32 and Kahan-compensated per slice;
