@@ -582,6 +582,40 @@ __global__ void k_gather(const int *cnt, const int *gcnt, const int *off, const 
     }
 }
 
+template <typename T>
+__device__ __forceinline__ T dot3t(T ax, T ay, T az, T bx, T by, T bz)
+{
+    return ax * bx + ay * by + az * bz;
+}
+
+/* One pair's share of the start-up second and third derivatives (docs/
+ * ALGORITHMS.md §7), in the precision T of both kernels below: r, v, A, J
+ * the differences j - i of position, velocity, acceleration and jerk,
+ * rinv = 1/|r| (0 for a pair left out), m the j-body's mass; added to o[0..5]
+ * (d2, d3 of the neighbours, nb) or o[6..11] (the rest). */
+template <typename T>
+__device__ __forceinline__ void fpoly_pair(T rx, T ry, T rz, T vx, T vy, T vz, T Ax, T Ay, T Az, T Jx, T Jy,
+                                           T Jz, T rinv, T m, bool nb, T o[12])
+{
+    const T rinv2 = rinv * rinv, mr3 = m * rinv * rinv2;
+    const T al = dot3t(rx, ry, rz, vx, vy, vz) * rinv2;
+    const T be = (dot3t(vx, vy, vz, vx, vy, vz) + dot3t(rx, ry, rz, Ax, Ay, Az)) * rinv2 + al * al;
+    const T ga = (T(3) * dot3t(vx, vy, vz, Ax, Ay, Az) + dot3t(rx, ry, rz, Jx, Jy, Jz)) * rinv2 +
+                 al * (T(3) * be - T(4) * al * al);
+    const T tx = vx - T(3) * al * rx, ty = vy - T(3) * al * ry, tz = vz - T(3) * al * rz;
+    const T d2x = mr3 * (Ax - T(6) * al * tx - T(3) * be * rx);
+    const T d2y = mr3 * (Ay - T(6) * al * ty - T(3) * be * ry);
+    const T d2z = mr3 * (Az - T(6) * al * tz - T(3) * be * rz);
+    const T d3x = mr3 * (Jx - T(9) * be * tx - T(3) * ga * rx) - T(9) * al * d2x;
+    const T d3y = mr3 * (Jy - T(9) * be * ty - T(3) * ga * ry) - T(9) * al * d2y;
+    const T d3z = mr3 * (Jz - T(9) * be * tz - T(3) * ga * rz) - T(9) * al * d2z;
+    if (nb) {   /* constant indices: o stays in registers */
+        o[0] += d2x; o[1] += d2y; o[2] += d2z; o[3] += d3x; o[4] += d3y; o[5] += d3z;
+    } else {
+        o[6] += d2x; o[7] += d2y; o[8] += d2z; o[9] += d3x; o[10] += d3y; o[11] += d3z;
+    }
+}
+
 /* Start-up derivatives (docs/ALGORITHMS.md §7) in double.  grid = (iblocks, j-slices).
  * i data: ix (x, h2), iv (v, dtr), ia (a, self), ij (jerk, 0). */
 __global__ void k_fpoly(const dbl4 *ix, const dbl4 *iv, const dbl4 *ia, const dbl4 *ij,
@@ -618,23 +652,7 @@ __global__ void k_fpoly(const dbl4 *ix, const dbl4 *iv, const dbl4 *ia, const db
             const double px = rx + vi.w * vx, py = ry + vi.w * vy, pz = rz + vi.w * vz;
             const double r2p = px * px + py * py + pz * pz;
             const bool nb = fmin(r2, r2p) < xj.w * xi.w;
-            const double rinv = rsqrt(r2), rinv2 = rinv * rinv, mr3 = xj.w * rinv * rinv2;
-            const double al = (rx * vx + ry * vy + rz * vz) * rinv2;
-            const double be = (vx * vx + vy * vy + vz * vz + rx * Ax + ry * Ay + rz * Az) * rinv2 + al * al;
-            const double ga = (3.0 * (vx * Ax + vy * Ay + vz * Az) + rx * Jx + ry * Jy + rz * Jz) * rinv2
-                              + al * (3.0 * be - 4.0 * al * al);
-            const double tx = vx - 3.0 * al * rx, ty = vy - 3.0 * al * ry, tz = vz - 3.0 * al * rz;
-            const double d2x = mr3 * (Ax - 6.0 * al * tx - 3.0 * be * rx);
-            const double d2y = mr3 * (Ay - 6.0 * al * ty - 3.0 * be * ry);
-            const double d2z = mr3 * (Az - 6.0 * al * tz - 3.0 * be * rz);
-            const double d3x = mr3 * (Jx - 9.0 * be * tx - 3.0 * ga * rx) - 9.0 * al * d2x;
-            const double d3y = mr3 * (Jy - 9.0 * be * ty - 3.0 * ga * ry) - 9.0 * al * d2y;
-            const double d3z = mr3 * (Jz - 9.0 * be * tz - 3.0 * ga * rz) - 9.0 * al * d2z;
-            if (nb) {
-                o[0] += d2x; o[1] += d2y; o[2] += d2z; o[3] += d3x; o[4] += d3y; o[5] += d3z;
-            } else {
-                o[6] += d2x; o[7] += d2y; o[8] += d2z; o[9] += d3x; o[10] += d3y; o[11] += d3z;
-            }
+            fpoly_pair<double>(rx, ry, rz, vx, vy, vz, Ax, Ay, Az, Jx, Jy, Jz, rsqrt(r2), xj.w, nb, o);
         }
         __syncthreads();
     }
@@ -650,10 +668,6 @@ __global__ void k_fpoly(const dbl4 *ix, const dbl4 *iv, const dbl4 *ia, const db
  * them after one step), where 1e-6 of the terms is far below what matters.
  * i data: ih (x hi, h2), il (x lo, dtr), iv (v, self as int bits), ia (a),
  * ij (jerk).  grid = (iblocks, j-slices). */
-__device__ __forceinline__ float dot3f(float ax, float ay, float az, float bx, float by, float bz)
-{
-    return ax * bx + ay * by + az * bz;
-}
 
 __global__ void __launch_bounds__(128) k_fpoly_f(const float4 *ih, const float4 *il, const float4 *iv,
                                                  const float4 *ia, const float4 *ij, int ni_pad,
@@ -697,28 +711,11 @@ __global__ void __launch_bounds__(128) k_fpoly_f(const float4 *ih, const float4 
                 const float vx = vj.x - vi.x, vy = vj.y - vi.y, vz = vj.z - vi.z;
                 const float Ax = aj.x - ai.x, Ay = aj.y - ai.y, Az = aj.z - ai.z;
                 const float Jx = jk.x - ji.x, Jy = jk.y - ji.y, Jz = jk.z - ji.z;
-                const float r2 = dot3f(rx, ry, rz, rx, ry, rz);
+                const float r2 = dot3t(rx, ry, rz, rx, ry, rz);
                 const float px = rx + dtr * vx, py = ry + dtr * vy, pz = rz + dtr * vz;
-                const bool nb = fminf(r2, dot3f(px, py, pz, px, py, pz)) < jh.w * h2;
-                float rinv = rsqrt_ftz(r2);
-                rinv = (jt + k == self) ? 0.f : rinv;
-                const float rinv2 = rinv * rinv, mr3 = jh.w * rinv * rinv2;
-                const float al = dot3f(rx, ry, rz, vx, vy, vz) * rinv2;
-                const float be = (dot3f(vx, vy, vz, vx, vy, vz) + dot3f(rx, ry, rz, Ax, Ay, Az)) * rinv2 + al * al;
-                const float ga = (3.f * dot3f(vx, vy, vz, Ax, Ay, Az) + dot3f(rx, ry, rz, Jx, Jy, Jz)) * rinv2
-                                 + al * (3.f * be - 4.f * al * al);
-                const float tx = vx - 3.f * al * rx, ty = vy - 3.f * al * ry, tz = vz - 3.f * al * rz;
-                const float d2x = mr3 * (Ax - 6.f * al * tx - 3.f * be * rx);
-                const float d2y = mr3 * (Ay - 6.f * al * ty - 3.f * be * ry);
-                const float d2z = mr3 * (Az - 6.f * al * tz - 3.f * be * rz);
-                const float d3x = mr3 * (Jx - 9.f * be * tx - 3.f * ga * rx) - 9.f * al * d2x;
-                const float d3y = mr3 * (Jy - 9.f * be * ty - 3.f * ga * ry) - 9.f * al * d2y;
-                const float d3z = mr3 * (Jz - 9.f * be * tz - 3.f * ga * rz) - 9.f * al * d2z;
-                if (nb) {
-                    f[0] += d2x; f[1] += d2y; f[2] += d2z; f[3] += d3x; f[4] += d3y; f[5] += d3z;
-                } else {
-                    f[6] += d2x; f[7] += d2y; f[8] += d2z; f[9] += d3x; f[10] += d3y; f[11] += d3z;
-                }
+                const bool nb = fminf(r2, dot3t(px, py, pz, px, py, pz)) < jh.w * h2;
+                const float rinv = (jt + k == self) ? 0.f : rsqrt_ftz(r2);
+                fpoly_pair<float>(rx, ry, rz, vx, vy, vz, Ax, Ay, Az, Jx, Jy, Jz, rinv, jh.w, nb, f);
             }
             for (int c = 0; c < 12; c++) o[c] += (double)f[c];
         }
