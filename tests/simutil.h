@@ -4,6 +4,7 @@
 #define NBODY6C_SIMUTIL_H
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "integ/checks.h"
 #include "io/deck.h"
@@ -189,6 +190,48 @@ static inline int add_field_ring(int n, int nfield, double *m, double (*x)[3], d
         }
     }
     return n;
+}
+
+/* The stellar-evolution tests' 128-body cluster: a Plummer model (NRAND
+ * 4321, KZ(14) = 1 with RBAR 2 pc when tidal) scaled to 0.93 of the mass
+ * with body 10 made heavy (+0.05), and when pair is given {m1, m2, a, e,
+ * inclination} body 20 replaced by that hard pair; started and run to
+ * t = 0.25 so that steps and lists are settled.  NULL (said why) on failure. */
+static inline sim *cluster128_start(deck *d, int tidal, const double *pair)
+{
+    enum { N = 128 };
+    static double m[N], x[N][3], v[N][3];
+    deck_defaults(d, N);
+    d->nrand = 4321;
+    d->etai = 0.01;
+    d->etar = 0.02;
+    d->rmin = 0.005;
+    d->dtmin = 5e-4;
+    if (tidal) {
+        d->kz[14] = 1;
+        d->rbar = 2.0;
+        d->zmbar = 1.0;
+    }
+    char err[512];
+    if (ic_make(d, NULL, m, x, v, err, sizeof err)) return NULL;
+    for (int i = 0; i < N; i++) m[i] *= 0.93;
+    m[10] += 0.05;
+    if (pair) {
+        double xc[3] = {x[20][0], x[20][1], x[20][2]}, vc[3] = {v[20][0], v[20][1], v[20][2]};
+        kepler_binary(pair[0], pair[1], pair[2], pair[3], pair[4], xc, vc, m + 20, x + 20, v + 20);
+    }
+    run_options o = quiet_cpu_options();
+    sim *s = run_start(d, N, m, (const double(*)[3])x, (const double(*)[3])v, &o, NULL, err, sizeof err);
+    if (!s) {
+        printf("# run_start: %s\n", err);
+        return NULL;
+    }
+    if (run_advance(s, 0.25, err, sizeof err)) {
+        printf("# run: %s\n", err);
+        run_end(s);
+        return NULL;
+    }
+    return s;
 }
 
 #endif

@@ -35,32 +35,11 @@
  * solar radius 1/rstar length units, a Myr per time unit). */
 static sim *cluster(double e, int evol, double rstar)
 {
-    enum { N = 128 };
-    static double m[N], x[N][3], v[N][3];
     deck d;
-    deck_defaults(&d, N);
-    d.nrand = 4321;
-    d.etai = 0.01;
-    d.etar = 0.02;
-    d.rmin = 0.005;
-    d.dtmin = 5e-4;
+    const double pair[5] = {0.012, 0.008, 0.002, e, 0.3};
     char err[512];
-    if (ic_make(&d, NULL, m, x, v, err, sizeof err)) return NULL;
-    for (int i = 0; i < N; i++) m[i] *= 0.93;
-    m[10] += 0.05;
-    double xc[3] = {x[20][0], x[20][1], x[20][2]}, vc[3] = {v[20][0], v[20][1], v[20][2]};
-    kepler_binary(0.012, 0.008, 0.002, e, 0.3, xc, vc, m + 20, x + 20, v + 20);
-    run_options o = quiet_cpu_options();
-    sim *s = run_start(&d, N, m, (const double(*)[3])x, (const double(*)[3])v, &o, NULL, err, sizeof err);
-    if (!s) {
-        printf("# run_start: %s\n", err);
-        return NULL;
-    }
-    if (run_advance(s, 0.25, err, sizeof err)) {
-        printf("# run: %s\n", err);
-        run_end(s);
-        return NULL;
-    }
+    sim *s = cluster128_start(&d, 0, pair);
+    if (!s) return NULL;
     if (evol) {
         evol_options eo = {.z = 0.02, .epoch0 = 0.0, .tstar = 1.0, .munit = 100.0, .vstar = 1.0,
                            .rstar = rstar, .kicks = evol_kicks_default(0), .seed = 1};

@@ -38,44 +38,11 @@
 #define NBODY6C_BIN "bin/nbody6c"
 #endif
 
-/* A 128-body cluster (KZ(14) = 1 when tidal) with a heavy star (5 % of the
- * mass) and, when paired, a hard pair of two 1 % stars; started and run to
- * t = 0.25 so that steps and lists are settled. */
+/* simutil.h's cluster with, when paired, a hard pair of two 1 % stars. */
 static sim *cluster(int tidal, int paired, deck *d)
 {
-    enum { N = 128 };
-    static double m[N], x[N][3], v[N][3];
-    deck_defaults(d, N);
-    d->nrand = 4321;
-    d->etai = 0.01;
-    d->etar = 0.02;
-    d->rmin = 0.005;
-    d->dtmin = 5e-4;
-    if (tidal) {
-        d->kz[14] = 1;
-        d->rbar = 2.0;
-        d->zmbar = 1.0;
-    }
-    char err[512];
-    if (ic_make(d, NULL, m, x, v, err, sizeof err)) return NULL;
-    for (int i = 0; i < N; i++) m[i] *= 0.93 / 1.0;
-    m[10] += 0.05;
-    if (paired) {
-        double xc[3] = {x[20][0], x[20][1], x[20][2]}, vc[3] = {v[20][0], v[20][1], v[20][2]};
-        kepler_binary(0.01, 0.01, 0.002, 0.3, 0.5, xc, vc, m + 20, x + 20, v + 20);
-    }
-    run_options o = quiet_cpu_options();
-    sim *s = run_start(d, N, m, (const double(*)[3])x, (const double(*)[3])v, &o, NULL, err, sizeof err);
-    if (!s) {
-        printf("# run_start: %s\n", err);
-        return NULL;
-    }
-    if (run_advance(s, 0.25, err, sizeof err)) {
-        printf("# run: %s\n", err);
-        run_end(s);
-        return NULL;
-    }
-    return s;
+    static const double pair[5] = {0.01, 0.01, 0.002, 0.3, 0.5};
+    return cluster128_start(d, tidal, paired ? pair : NULL);
 }
 
 /* Advances to t; the energy the checks measure (NAN on failure). */
