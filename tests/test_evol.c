@@ -58,8 +58,8 @@ static double energy_at(sim *s, double t)
 
 /* The change's energy de booked as evol.c books it; the measured total's
  * jump compared; then 1 time unit further beside the twin without it.
- * wind: a wind step (2 % of the mass; the star and its own list start
- * again, as evol.c does for one over 0.1 Msun) instead of a supernova. */
+ * wind: a wind step (2 % of the mass, carried by the corrected
+ * polynomials, no body restarted, as evol.c does) instead of a supernova. */
 static void single_star(int tidal, int kicked, int wind)
 {
     const char *what = kicked ? "kicked star" : wind ? "wind step" : tidal ? "single star, tidal field" : "single star";
@@ -87,7 +87,7 @@ static void single_star(int tidal, int kicked, int wind)
      * a 14 Msun star) and is kicked; or a sudden loss of 40 %; both restart
      * every body that lists the star, as evol.c does for such changes */
     const double keep = kicked ? 0.1 : wind ? 0.98 : 0.6;
-    ok = ok && ks_star_change(s, i, keep * s->m[i], dv, wind ? KS_STAR_OWN : KS_STAR_ALL, &de, err,
+    ok = ok && ks_star_change(s, i, keep * s->m[i], dv, wind ? KS_STAR_KEEP : KS_STAR_ALL, &de, err,
                               sizeof err) == 0;
     block_reschedule(s->bs);
     double e1 = checks_energy(s);

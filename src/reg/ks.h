@@ -201,12 +201,11 @@ int ks_partial_flush(sim *s, double t, char *err, size_t errlen);
  * ks_star_change: the single at slot i gets mass mnew (> 0) and, when dv
  *   is not NULL and not zero, the velocity kick dv: every other body's
  *   force polynomial is corrected for the change of its pull, the libraries
- *   get the new mass; with near = KS_STAR_OWN (a large change) or a kick,
- *   the body and the bodies of its list start again with new polynomials
- *   and steps (NBODY6's mdot.f), with KS_STAR_ALL (a supernova) also every
- *   body that lists it (their irregular force drops by most of a heavy
- *   star's pull); *de: the total energy's change (kinetic, potential,
- *   tidal).
+ *   get the new mass; with near = KS_STAR_ALL (a sudden change: a
+ *   supernova, a kick) the body, the bodies of its list and every body that
+ *   lists it start again with new polynomials and steps (their irregular
+ *   force drops by most of a heavy star's pull); *de: the total energy's
+ *   change (kinetic, potential, tidal).
  * ks_star_remove: the single at slot i leaves (a massless remnant), its
  *   pull taken off the others; *de the energy change; the caller sends
  *   every body again and rebuilds the schedule, as after escapers.
@@ -220,7 +219,7 @@ int ks_partial_flush(sim *s, double t, char *err, size_t errlen);
  *   energy's change.  Returns the product's slot or -1 (err); every body
  *   was sent to the libraries again.
  * After these the caller rebuilds the schedule (steps and slots moved). */
-enum { KS_STAR_KEEP = 0, KS_STAR_OWN = 1, KS_STAR_ALL = 2 };   /* ks_star_change's near */
+enum { KS_STAR_KEEP = 0, KS_STAR_ALL = 2 };   /* ks_star_change's near */
 int ks_star_where(const sim *s, int name, int *kind, int *sys_slot);
 int ks_star_isolate(sim *s, int name, int *partner, char *err, size_t errlen);
 int ks_star_change(sim *s, int i, double mnew, const double dv[3], int near, double *de, char *err,

@@ -189,23 +189,22 @@ static double change_energy(const sim *s, int i, double m, const double v[3], do
 }
 
 /* Every body's polynomial carries the change from now on (correct_others,
- * the bodies that list i in their irregular part).  After a large change
- * (KS_STAR_OWN) or a kick, as NBODY6's mdot.f, star i and the bodies of its
- * own list start again at the current time with new polynomials, so that
- * their higher derivatives are those of the new mass (and i's jerk that of
- * its new velocity).  The bodies that list i start again only after a
- * sudden change (KS_STAR_ALL: a supernova), when their irregular force
- * loses much of a heavy star's pull and its corrected derivatives would be
- * far off (three supernovae of 10 Msun cost 3e-6 of E in a 4k cluster
- * without it).  Not
- * at every large wind step: a heavy star is on the lists of bodies far
- * beyond its own neighbours (the criterion scales with m_j), and
- * restarting all of those at each wind step of a supergiant multiplied the
- * steps of that cluster several times over. */
+ * exact in the force and its derivative, the part of the bodies that list
+ * i in their irregular force).  That is all a wind step needs, however
+ * large: a star's own acceleration does not depend on its mass, and the
+ * correctors refit the higher derivatives at each body's next step (a 2 %
+ * wind step of the heavy star in test_evol drifts 7.6e-7 against its
+ * twin's 5.9e-7; restarting its own list as NBODY6's mdot.f does,
+ * whose corrections are not exact, drifted 1.05e-6 and cost a tenth of a
+ * 4k run).  After a sudden change or a kick (KS_STAR_ALL: a supernova)
+ * star i, the bodies of its list and every body that lists it start again
+ * at the current time: their irregular force loses much of a heavy star's
+ * pull, and three supernovae of 10 Msun cost 3e-6 of E in a 4k cluster
+ * without the restarts. */
 static int restart_near(sim *s, int i, int kicked, int near, const double dv[3], char *err, size_t errlen)
 {
     const double t = s->time;
-    if (!near && !kicked) { /* a small change: the corrected polynomials carry it */
+    if (near != KS_STAR_ALL && !kicked) {
         send_polynomials(s);
         return 0;
     }
@@ -218,7 +217,7 @@ static int restart_near(sim *s, int i, int kicked, int near, const double dv[3],
     for (int j = s->ifirst, q = 0; j < s->ntot; j++) {   /* ascending */
         while (q < nl && li[q] < j) q++;
         const int own = q < nl && li[q] == j;
-        if (j == i || (s->m[j] > 0.0 && ((near && own) || (near == KS_STAR_ALL && ks_listed(s, j, i)))))
+        if (j == i || (s->m[j] > 0.0 && (own || ks_listed(s, j, i))))
             idx[nb++] = j;
     }
     ks_restart_state(s, nb, idx, t);

@@ -235,14 +235,17 @@ static inline int ks_chain_resolved_at(const ks_chain *ch, double t)
 
 static inline int ks_sorted_has(const int *l, int n, int x)
 {
-    int lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (l[mid] == x) return 1;
-        if (l[mid] < x) lo = mid + 1;
-        else hi = mid - 1;
+    /* branch-free: the halving compiles to a conditional move, so a
+     * search costs its loads and no mispredicted branches (stellar
+     * evolution asks this of every body at each applied change) */
+    if (n <= 0) return 0;
+    const int *base = l;
+    while (n > 1) {
+        const int half = n / 2;
+        base = base[half] <= x ? base + half : base;
+        n -= half;
     }
-    return 0;
+    return *base == x;
 }
 /* ks_partial.c: the one-component list entries (ks_partial above). */
 int ks_partial_open(sim *s);
