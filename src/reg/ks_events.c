@@ -7,9 +7,12 @@
  * on top of reg/: it calls KS (ks_pairs.c), chain and mergers, and none of
  * them calls it. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "reg/ks.h"
 #include "reg/ks_state.h"
+#include "common/parallel.h"
 
 static double dot3(const double a[3], const double b[3])
 {
@@ -145,6 +148,49 @@ static int heavy_partner(const sim *s, int i, double t)
     return best;
 }
 
+/* Whether member i may start a pair: close_partner's and heavy_partner's
+ * first tests. */
+static int may_seek(const sim *s, int i)
+{
+    if (i < s->ifirst || i >= s->n || ks_chain_owns(s->ks, i)) return 0;
+    return s->dt[i] < s->p.dtmin ||
+           (s->m[i] > 2.0 * s->mmean && s->dt[i] < 30.0 * s->p.dtmin && !(s->ks->chain_on && s->ks->ch.active));
+}
+
+/* The members act[q] that may start a pair, their q ascending in sel;
+ * returns their number.  A big block's pass goes over the team (a serial
+ * one over 100k members was ~0.3 ms a block on the GPU hosts), each thread
+ * collecting its share in place, then the shares moved together. */
+enum { SEEK_GRAIN = 8192 };
+static int pair_seekers(const sim *s, const int *act, int nact, int *sel)
+{
+    if (!par_worth(nact, SEEK_GRAIN)) {
+        int n = 0;
+        for (int q = 0; q < nact; q++)
+            if (may_seek(s, act[q])) sel[n++] = q;
+        return n;
+    }
+    int *cnt = calloc((size_t)omp_get_max_threads(), sizeof(int)), team = 1;
+    if (!cnt) return -1;
+#pragma omp parallel
+    {
+        const int T = omp_get_num_threads(), r = omp_get_thread_num();
+        const int lo = (int)((long)nact * r / T), hi = (int)((long)nact * (r + 1) / T);
+        int n = 0;
+        for (int q = lo; q < hi; q++)
+            if (may_seek(s, act[q])) sel[lo + n++] = q;
+        cnt[r] = n;
+        if (r == 0) team = T;
+    }
+    int nsel = 0;
+    for (int r = 0; r < team; r++) { /* the shares in thread order: q ascending */
+        memmove(sel + nsel, sel + (long)nact * r / team, sizeof(int) * (size_t)cnt[r]);
+        nsel += cnt[r];
+    }
+    free(cnt);
+    return nsel;
+}
+
 /* A formation or termination just made (its values in ks->last_*). */
 static void note_event(sim *s, int kind, double t, int name1, int name2, double e0)
 {
@@ -159,9 +205,15 @@ int ks_block_end(sim *s, const int *act, int nact, double t, char *err, size_t e
     /* candidates first (by name: the events below move slots) */
     int ncand = 0, *cand = NULL;
     if (!s->p.ks_off) {
-        for (int q = 0; q < nact; q++) {
-            int i = act[q];
-            if (i < s->ifirst || i >= s->n || ks_chain_owns(s->ks, i)) continue;
+        int *sel = malloc(sizeof(int) * (nact + 1));
+        const int nsel = sel ? pair_seekers(s, act, nact, sel) : -1;
+        if (nsel < 0) {
+            free(sel);
+            snprintf(err, errlen, "out of memory at the block's search for new KS pairs");
+            return -1;
+        }
+        for (int e = 0; e < nsel; e++) {
+            const int i = act[sel[e]];
             int j = s->dt[i] < s->p.dtmin ? close_partner(s, i, t) : -1;
             if (j < 0) j = heavy_partner(s, i, t);
             if (j < 0) continue;
@@ -175,6 +227,7 @@ int ks_block_end(sim *s, const int *act, int nact, double t, char *err, size_t e
             cand[2 * ncand + 1] = s->name[j];
             ncand++;
         }
+        free(sel);
     }
     for (int k = s->npairs - 1; k >= 0; k--) {
         if (!s->ks->pair[k].terminate) continue;
