@@ -54,6 +54,20 @@ void newpoly_send(sim *s, int n, const int *idx)
     free(t0); free(m); free(x); free(v); free(a); free(j); free(all);
 }
 
+void newpoly_send_polynomials(sim *s)
+{
+    const int nb = s->ntot - s->ifirst;
+    int *idx = malloc(sizeof(int) * (nb + 1));
+    if (!idx) nomem();
+    for (int k = 0; k < nb; k++) idx[k] = s->ifirst + k;
+    gpunb_set_jp(s->nb, nb, idx, s->t0 + s->ifirst, (const double(*)[3])(s->x0 + s->ifirst),
+                 (const double(*)[3])(s->v0 + s->ifirst), (const double(*)[3])(s->a + s->ifirst),
+                 (const double(*)[3])(s->j + s->ifirst), s->m + s->ifirst);
+    for (int k = s->ifirst; k < s->ntot; k++)
+        gpuirr_set_jp(s->irr, k, s->t0[k], s->x0[k], s->v0[k], s->a[k], s->j[k], s->m[k]);
+    free(idx);
+}
+
 /* Lists and regular force; only the bodies whose list is too short are
  * asked again (each body's force and list depend on its own radius alone). */
 static void new_lists(sim *s, int nb, const int *idx, vec3 *fr, vec3 *frd)

@@ -76,6 +76,10 @@ int newpoly_bodies(sim *s, int nb, const int *idx, double t, unsigned flags, cha
 /* The n slots idx to both force libraries: polynomial, mass and list (see
  * above); every body of [ifirst, ntot) with idx NULL. */
 void newpoly_send(sim *s, int n, const int *idx);
+/* Every body's polynomial and mass to both libraries, the lists as they
+ * are: after a change that corrected every body's polynomial in place (a
+ * star's new mass, reg/ks_star.c). */
+void newpoly_send_polynomials(sim *s);
 
 /* Regularisation's part of newpoly_bodies, installed in s->newpoly_reg by
  * the layer that owns it (reg/), so that a caller of newpoly_bodies from

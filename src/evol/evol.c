@@ -318,12 +318,26 @@ static int apply(sim *s, evol_state *e, int name, const star_news *nw, const dou
     const double dm = e->mdyn[name - 1] - st->mass;
     const int kicked = vk[0] != 0.0 || vk[1] != 0.0 || vk[2] != 0.0;
     if (!kicked && st->kw != SSE_MASSLESS && fabs(dm) < APPLY_FRAC * e->mdyn[name - 1]) return 0;
-    int i = ks_star_isolate(s, name, &partner, err, errlen);
-    if (i < 0) return -1;
+    const int sudden = kicked || fabs(dm) > SUDDEN_FRAC * e->mdyn[name - 1];
+    const int massless = st->kw == SSE_MASSLESS || !(st->mass > 0.0);
+    /* a component of a plain KS pair changes inside it (ks_star.c) unless
+     * the change is sudden: the pair keeps its orbit, as NBODY6's HCORR
+     * keeps it, instead of ending and forming again at each wind step */
+    const int in_pair = kind == KS_SYS_PAIR && !sudden && !massless;
+    int i = -1;
+    partner = 0;
+    if (!in_pair) {
+        i = ks_star_isolate(s, name, &partner, err, errlen);
+        if (i < 0) return -1;
+    }
     const int audit = s->led.exact;
     const double e1 = audit ? audit_energy(s) : 0.0;
     double de;
-    if (st->kw == SSE_MASSLESS || !(st->mass > 0.0)) {
+    if (in_pair) {
+        const int k = slot - s->n, comp = s->name[2 * k] == name ? 0 : 1;
+        partner = s->name[2 * k + 1 - comp];
+        if (ks_star_change_paired(s, k, comp, st->mass / e->o.munit, &de, err, errlen)) return -1;
+    } else if (massless) {
         if (ks_star_remove(s, i, &de, err, errlen)) return -1;
         e->gone[name - 1] = 1;
         e->radius[name - 1] = 0.0;
@@ -336,8 +350,8 @@ static int apply(sim *s, evol_state *e, int name, const star_news *nw, const dou
         /* only a sudden change (a supernova, an envelope lost as a white
          * dwarf forms, a kick) restarts bodies (ks_star.c); a wind step of
          * any size is carried by the corrected polynomials */
-        const int near = kicked || fabs(dm) > SUDDEN_FRAC * e->mdyn[name - 1] ? KS_STAR_ALL : KS_STAR_KEEP;
-        if (ks_star_change(s, i, st->mass / e->o.munit, kicked ? dv : NULL, near, &de, err, errlen))
+        if (ks_star_change(s, i, st->mass / e->o.munit, kicked ? dv : NULL, sudden ? KS_STAR_ALL : KS_STAR_KEEP,
+                           &de, err, errlen))
             return -1;
         if (kicked) e->cnt.kicks++;
         /* a kicked star leaves its companion to the ordinary search */

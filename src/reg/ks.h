@@ -206,6 +206,12 @@ int ks_partial_flush(sim *s, double t, char *err, size_t errlen);
  *   lists it start again with new polynomials and steps (their irregular
  *   force drops by most of a heavy star's pull); *de: the total energy's
  *   change (kinetic, potential, tidal).
+ * ks_star_change_paired: component comp (0: slot 2k, 1: 2k + 1) of plain KS
+ *   pair k gets mass mnew (> 0) inside the pair: both components keep their
+ *   places and velocities, the c.m. body moves to their new c.m. and starts
+ *   again (perturbers, mode), the orbit starts again from the same
+ *   relative state; every other body's polynomial is corrected for the
+ *   pair's changed pull; *de: the total energy's change.
  * ks_star_remove: the single at slot i leaves (a massless remnant), its
  *   pull taken off the others; *de the energy change; the caller sends
  *   every body again and rebuilds the schedule, as after escapers.
@@ -224,6 +230,7 @@ int ks_star_where(const sim *s, int name, int *kind, int *sys_slot);
 int ks_star_isolate(sim *s, int name, int *partner, char *err, size_t errlen);
 int ks_star_change(sim *s, int i, double mnew, const double dv[3], int near, double *de, char *err,
                    size_t errlen);
+int ks_star_change_paired(sim *s, int k, int comp, double mnew, double *de, char *err, size_t errlen);
 int ks_star_remove(sim *s, int i, double *de, char *err, size_t errlen);
 int ks_star_pair(sim *s, int name1, int name2, char *err, size_t errlen);
 int ks_star_merge(sim *s, int i, int j, double mnew, double *de, char *err, size_t errlen);

@@ -143,25 +143,6 @@ static void correct_others(sim *s, int i, double m, const double v[3], double mn
     }
 }
 
-/* Both libraries get every body's polynomial again (correct_others changed
- * them all; the lists are as they were). */
-static void send_polynomials(sim *s)
-{
-    const int nb = s->ntot - s->ifirst;
-    int *idx = malloc(sizeof(int) * (nb + 1));
-    if (!idx) {
-        fprintf(stderr, "nbody6c: out of memory at a stellar mass change\n");
-        exit(1);
-    }
-    for (int k = 0; k < nb; k++) idx[k] = s->ifirst + k;
-    gpunb_set_jp(s->nb, nb, idx, s->t0 + s->ifirst, (const double(*)[3])(s->x0 + s->ifirst),
-                 (const double(*)[3])(s->v0 + s->ifirst), (const double(*)[3])(s->a + s->ifirst),
-                 (const double(*)[3])(s->j + s->ifirst), s->m + s->ifirst);
-    for (int k = s->ifirst; k < s->ntot; k++)
-        gpuirr_set_jp(s->irr, k, s->t0[k], s->x0[k], s->v0[k], s->a[k], s->j[k], s->m[k]);
-    free(idx);
-}
-
 /* The state of every body at the current time; NULL when out of memory. */
 static vec3 *predicted(const sim *s, vec3 **v)
 {
@@ -205,7 +186,7 @@ static int restart_near(sim *s, int i, int kicked, int near, const double dv[3],
 {
     const double t = s->time;
     if (near != KS_STAR_ALL && !kicked) {
-        send_polynomials(s);
+        newpoly_send_polynomials(s);
         return 0;
     }
     const int nl = s->nnb[i], *li = sim_list(s, i);
@@ -223,7 +204,7 @@ static int restart_near(sim *s, int i, int kicked, int near, const double dv[3],
     ks_restart_state(s, nb, idx, t);
     if (kicked)
         for (int c = 0; c < 3; c++) s->v0[i][c] += dv[c];
-    send_polynomials(s);
+    newpoly_send_polynomials(s);
     int rc = nb > 0 ? newpoly_bodies(s, nb, idx, t, 0, err, errlen) : 0;
     free(idx);
     return rc;
@@ -304,6 +285,128 @@ static void add_pull(const double xk[3], const double vk[3], double m, const dou
         f[c] += sgn * m / r3 * d[c];
         fd[c] += sgn * m * (u[c] - 3.0 * rv / r2 * d[c]) / r3;
     }
+}
+
+/* The energy check's part of KS pair k with component masses m1, m2 (sum
+ * M), c.m. at X, V, internal energy per unit reduced mass h, the
+ * components at x1, x2: the c.m.'s kinetic energy, EBIN, the potential
+ * with every other body (the components' when the pair is resolved, the
+ * c.m. point's otherwise) and the galactic tide's (at the c.m.). */
+static double pair_part(const sim *s, int C, double m1, double m2, const double X[3], const double V[3],
+                        double h, const double x1[3], const double x2[3], int resolved, const vec3 *x)
+{
+    const double M = m1 + m2;
+    double e = 0.5 * M * dot3(V, V) + m1 * m2 / M * h;
+    if (resolved)
+        e -= m1 * potential_point(s, x1, C, -1, x) + m2 * potential_point(s, x2, C, -1, x);
+    else
+        e -= M * potential_point(s, X, C, -1, x);
+    if (tide_on(&s->tide)) e += tide_potential_energy(&s->tide, M, X);
+    return e;
+}
+
+/* Every other body's polynomial carries the change of pair k's pull from
+ * now on, in the part that holds it: a body that lists the c.m. feels the
+ * changed component (c at xc, vc: mc -> mcn) where the pair is resolved or
+ * where it holds that component alone (a one-component entry), the c.m.
+ * point (M at X, V -> Mn at Xn, Vn) otherwise; a body that does not list it
+ * feels the point in its regular force, and one that holds the other
+ * component alone has the changed one in its regular polynomial. */
+typedef struct pair_change {
+    int C, comp, resolved;
+    double mc, mcn, xc[3], vc[3];
+    double M, X[3], V[3], Mn, Xn[3], Vn[3];
+} pair_change;
+
+static void correct_for_pair(sim *s, const pair_change *pc, const vec3 *x, const vec3 *vp)
+{
+    const double t = s->time;
+#pragma omp parallel for schedule(static)
+    for (int j = s->ifirst; j < s->ntot; j++) {
+        if (j == pc->C || !(s->m[j] > 0.0)) continue;
+        const int listed = ks_listed(s, j, pc->C);
+        const int alone = listed ? ks_partial_comp(s, j, pc->C) : -1;
+        double f[3] = {0, 0, 0}, fd[3] = {0, 0, 0};
+        if (alone >= 0 || (listed && pc->resolved)) {
+            add_pull(x[j], vp[j], pc->mcn, pc->xc, pc->vc, 1.0, f, fd);
+            add_pull(x[j], vp[j], pc->mc, pc->xc, pc->vc, -1.0, f, fd);
+        } else {
+            add_pull(x[j], vp[j], pc->Mn, pc->Xn, pc->Vn, 1.0, f, fd);
+            add_pull(x[j], vp[j], pc->M, pc->X, pc->V, -1.0, f, fd);
+        }
+        if (listed && (alone < 0 || alone == pc->comp))
+            shift_in(NULL, NULL, s->fi[j], s->fid[j], f, fd, t - s->t0[j]);
+        else
+            shift_in(NULL, NULL, s->fr[j], s->frd[j], f, fd, t - s->t0r[j]);
+        shift_in(s->x0[j], s->v0[j], s->a[j], s->j[j], f, fd, t - s->t0[j]);
+    }
+}
+
+int ks_star_change_paired(sim *s, int k, int comp, double mnew, double *de, char *err, size_t errlen)
+{
+    ks_state *ks = s->ks;
+    if (!ks || k < 0 || k >= s->npairs || ks_pair_merged(s, k) || (comp != 0 && comp != 1) || !(mnew > 0.0)) {
+        snprintf(err, errlen, "stellar evolution: pair %d is no plain KS pair or mass %g is not positive", k,
+                 mnew);
+        return -1;
+    }
+    ks_pair *kp = &ks->pair[k];
+    const double t = s->time;
+    const int A = 2 * k, B = 2 * k + 1, C = s->n + k;
+    vec3 *v, *x = predicted(s, &v);
+    if (!x) {
+        snprintf(err, errlen, "out of memory at a stellar mass change");
+        return -1;
+    }
+    /* the relative state at t as the energy check sees it, the components
+     * about the c.m.; they keep their places and velocities */
+    double q[3], qd[3], x1[3], x2[3], v1[3], v2[3];
+    const double h0 = ks_orbit_predict_h(&kp->o, t, q, qd);
+    const double m1 = s->m[A], m2 = s->m[B], M = m1 + m2;
+    const double n1 = comp ? m1 : mnew, n2 = comp ? mnew : m2, Mn = n1 + n2;
+    pair_change pc = {.C = C, .comp = comp, .resolved = ks_pair_perturbed(kp), .M = M, .Mn = Mn};
+    pc.mc = comp ? m2 : m1;
+    pc.mcn = mnew;
+    for (int c = 0; c < 3; c++) {
+        x1[c] = x[C][c] + m2 / M * q[c];
+        x2[c] = x[C][c] - m1 / M * q[c];
+        v1[c] = v[C][c] + m2 / M * qd[c];
+        v2[c] = v[C][c] - m1 / M * qd[c];
+        pc.X[c] = x[C][c];
+        pc.V[c] = v[C][c];
+        pc.Xn[c] = (n1 * x1[c] + n2 * x2[c]) / Mn;
+        pc.Vn[c] = (n1 * v1[c] + n2 * v2[c]) / Mn;
+        pc.xc[c] = comp ? x2[c] : x1[c];
+        pc.vc[c] = comp ? v2[c] : v1[c];
+    }
+    const double e0 = pair_part(s, C, m1, m2, pc.X, pc.V, h0, x1, x2, pc.resolved, (const vec3 *)x);
+    correct_for_pair(s, &pc, (const vec3 *)x, (const vec3 *)v);
+    /* the orbit starts again from the same relative state with the new
+     * mass (its termination radius kept) */
+    s->m[A] = n1;
+    s->m[B] = n2;
+    s->m[C] = Mn;
+    s->mtot += Mn - M;
+    s->mmean = s->mtot / s->n;
+    const double r0 = kp->o.r0;
+    ks_ctl c0 = {s->p.etau, s->p.eclose, 0.0};
+    ks_orbit_init(&kp->o, Mn, q, qd, t, NULL, &c0);
+    kp->o.r0 = r0;
+    /* measured in the model the pair had; a change of model at the new
+     * polynomials below is booked there (ks_book_mode) */
+    *de = pair_part(s, C, n1, n2, pc.Xn, pc.Vn, kp->o.h, x1, x2, pc.resolved, (const vec3 *)x) - e0;
+    free(x);
+    free(v);
+    /* the c.m. body at the new c.m.: new polynomials, perturbers and mode */
+    ks_restart_state(s, 1, &C, t);
+    memcpy(s->x0[C], pc.Xn, sizeof pc.Xn);
+    memcpy(s->v0[C], pc.Vn, sizeof pc.Vn);
+    if (pc.resolved) ks->newcm = C;
+    else kp->np = 0; /* was a point in the energy check */
+    newpoly_send_polynomials(s);
+    int rc = newpoly_bodies(s, 1, &C, t, 0, err, errlen);
+    ks->newcm = -1;
+    return rc;
 }
 
 /* Every other body's polynomial loses the pulls of singles i and j and
