@@ -19,6 +19,8 @@
 /* A change of more than this fraction of the star's mass in one update
  * restarts also the bodies that list it (the pull they feel drops by it). */
 #define SUDDEN_FRAC 0.1
+/* mix.f's enforced mass loss: this fraction of the lighter star */
+#define FORCED_FRAC 0.3
 #define TWOPI 6.283185307179586
 /* Checkpoint section SEVO's layout: 2 added the collisions; 1 (none)
  * still reads. */
@@ -424,6 +426,32 @@ static void merge_line(evol_state *e, const sim *s, int name, const sse_star *wa
             was->mass, now->mass, 0.0, other, type_name(o->kw), o->mass);
 }
 
+/* NBODY6's mix.f: two main-sequence stars that meet fast and deep throw
+ * off 0.3 of the lighter one's mass (its "enforced mass loss"): when their
+ * kinetic energy of approach, mu v^2 / 2, exceeds the lighter one's
+ * binding energy G m2^2 / (2 R2) and they come within half the sum of
+ * their radii.  mix.f takes the separation and speed at the merger; here
+ * they are the pericentre q where the dynamics found the contact and the
+ * two-body speed there, from the two bodies' state now.  i: the heavier
+ * star's slot, j: the lighter's; returns the mass (N-body units) the
+ * lighter star loses, 0 when the rule does not apply. */
+static double forced_loss(const sim *s, const evol_state *e, int i, int j, double q)
+{
+    double xi[3], vi[3], xj[3], vj[3];
+    sim_predict_one(s, i, s->time, xi, vi);
+    sim_predict_one(s, j, s->time, xj, vj);
+    double r2 = 0.0, v2 = 0.0;
+    for (int c = 0; c < 3; c++) {
+        r2 += (xi[c] - xj[c]) * (xi[c] - xj[c]);
+        v2 += (vi[c] - vj[c]) * (vi[c] - vj[c]);
+    }
+    const double m1 = s->m[i], m2 = s->m[j], M = m1 + m2, mu = m1 * m2 / M;
+    const double vp2 = v2 + 2.0 * M * (1.0 / q - 1.0 / sqrt(r2)); /* energy kept from here to q */
+    const double R1 = e->radius[s->name[i] - 1], R2 = e->radius[s->name[j] - 1];
+    if (!(q < 0.5 * (R1 + R2)) || !(mu * vp2 > m2 * m2 / R2)) return 0.0;
+    return FORCED_FRAC * m2;
+}
+
 /* Stars c->name1 and c->name2 become one (evol_collisions). */
 static int collide(sim *s, evol_state *e, const ks_coll *c, int *resend_all, char *err, size_t errlen)
 {
@@ -442,6 +470,16 @@ static int collide(sim *s, evol_state *e, const ks_coll *c, int *resend_all, cha
     const int j = ks_star_isolate(s, lost, &partner, err, errlen);
     if (j < 0) return -1;
     const int i = ks_slot_of_star(s, keep);
+    if (sa.kw <= SSE_MS && sb.kw <= SSE_MS) { /* the lighter (lost) throws off part of itself */
+        const double dmf = forced_loss(s, e, i, j, c->q) * e->o.munit;
+        if (dmf > 0.0) {
+            sse_star *light = lost == a ? &sa : &sb;
+            light->mass -= dmf;
+            light->m0 -= dmf;
+            sse_merge(&e->c, &sa, &sb, T, &prod, &dm_star);
+            dm_star += dmf;
+        }
+    }
     double de, de2 = 0.0;
     if (prod.kw == SSE_MASSLESS || !(prod.mass > 0.0)) { /* nothing left: both leave */
         if (ks_star_remove(s, j, &de, err, errlen)) return -1;
@@ -465,7 +503,7 @@ static int collide(sim *s, evol_state *e, const ks_coll *c, int *resend_all, cha
     e->coll.dm += dm_star;
     e->coll.n++;
     e->coll.where[c->where >= 0 && c->where < 3 ? c->where : 0]++;
-    merge_line(e, s, keep, keep == a ? &sa : &sb, &prod, lost, keep == a ? &sb : &sa);
+    merge_line(e, s, keep, &e->st[keep - 1], &prod, lost, &e->st[lost - 1]); /* as they met */
     e->st[keep - 1] = prod;
     e->mdyn[keep - 1] = prod.mass;
     e->mdyn[lost - 1] = 0.0;
