@@ -17,7 +17,8 @@
  *   - a pair whose pericentre is outside the radii does not merge;
  *   - two members of a chain touch and merge (a binary-single encounter);
  *   - the frozen inner pair of a merged triple touches once its stars'
- *     radii grow: the hierarchy splits, the two merge;
+ *     radii grow past NBODY6's collision distance (1.7 R for equal stars,
+ *     not the sum of the radii): the hierarchy splits, the two merge;
  *   - collisions waiting and the counts go through the checkpoint. */
 #include <math.h>
 #include <stdio.h>
@@ -350,7 +351,14 @@ static void in_hierarchy(void)
     ks_collide_mergers(s); /* radii as they are: nothing */
     const ks_coll *pend;
     const int none = ks_collisions_pending(s, &pend) == 0;
+    /* inner pericentre 0.0018; the collision distance of two equal stars
+     * is 1.7 R (Kochanek, NBODY6's ksint.f), not the sum of the radii:
+     * radii of 0.001 (sum 0.002) do not collide, 0.0012 (1.7 R = 0.00204) do */
     s->evol->radius[0] = s->evol->radius[1] = 0.001;
+    ks_collide_mergers(s);
+    const int apart = ks_collisions_pending(s, &pend) == 0;
+    CHECK(apart, "hierarchy: within the sum of the radii but beyond 1.7 R: no collision");
+    s->evol->radius[0] = s->evol->radius[1] = 0.0012;
     ks_collide_mergers(s); /* as after the stars' updates */
     ok = ok && run_advance(s, 0.02, err, sizeof err) == 0;
     const double e1 = checks_energy(s);

@@ -1,8 +1,9 @@
 /* ks_collide.c — stellar collisions found where the dynamics sees the
  * closest approaches (ks.h): a KS pair's pericentre, the chain's steps,
- * the frozen inner orbit of a merged hierarchy.  Two stars touch when they
- * come closer than the sum of their radii (s->star_radius, set by evol/
- * under stellar evolution).  This file only finds them; evol/ merges them
+ * the frozen inner orbit of a merged hierarchy.  Two stars collide when
+ * they come closer than NBODY6's distance (Kochanek 1992, as its ksint.f:
+ * below), from their radii (s->star_radius, set by evol/ under stellar
+ * evolution).  This file only finds them; evol/ merges them
  * after the block (ks_star.c's ks_star_merge does the dynamics). */
 #include <math.h>
 #include "reg/ks.h"
@@ -16,6 +17,18 @@ static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + 
 static double radius_of(const sim *s, int name)
 {
     return s->star_radius && name >= 1 && name <= s->nzero ? s->star_radius[name - 1] : 0.0;
+}
+
+/* The distance within which stars a and b (masses ma, mb) merge: 1.7
+ * (M / 2 m1)^(1/3) R1, R1 and m1 the radius and mass of the larger star
+ * (1.7 R for two equal stars, where the sum of the radii is 2 R); 0 when
+ * neither is a star. */
+static double collision_distance(const sim *s, int a, double ma, int b, double mb)
+{
+    const double ra = radius_of(s, a), rb = radius_of(s, b);
+    const double r1 = ra >= rb ? ra : rb, m1 = ra >= rb ? ma : mb;
+    if (!(r1 > 0.0) || !(m1 > 0.0)) return 0.0;
+    return 1.7 * cbrt(0.5 * (ma + mb) / m1) * r1;
 }
 
 /* The two-body pericentre distance of relative state (q, v) under total
@@ -45,13 +58,14 @@ static void note(sim *s, int a, int b, double q, int where)
 void ks_collide_pair(sim *s, int k)
 {
     const int a = s->name[2 * k], b = s->name[2 * k + 1];
-    const double rsum = radius_of(s, a) + radius_of(s, b);
-    if (!(rsum > 0.0) || ks_pair_merged(s, k)) return;
+    if (ks_pair_merged(s, k)) return;
+    const double rc = collision_distance(s, a, s->m[2 * k], b, s->m[2 * k + 1]);
+    if (!(rc > 0.0)) return;
     const ks_orbit *o = &s->ks->pair[k].o;
     double q[3], v[3];
     ks_to_rel(o->u, o->up, q, v);
     const double qp = pericentre(o->m, q, v);
-    if (qp < rsum) note(s, a, b, qp, KS_COLL_PAIR);
+    if (qp < rc) note(s, a, b, qp, KS_COLL_PAIR);
 }
 
 int ks_collide_chain_stop(void *ctx, const chain *c)
@@ -62,8 +76,8 @@ int ks_collide_chain_stop(void *ctx, const chain *c)
     for (int i = 0; i < c->n; i++)
         for (int j = i + 1; j < c->n; j++) {
             const int a = (int)c->id[i], b = (int)c->id[j];
-            const double rsum = radius_of(s, a) + radius_of(s, b);
-            if (!(rsum > 0.0)) continue;
+            const double rc = collision_distance(s, a, c->m[i], b, c->m[j]);
+            if (!(rc > 0.0)) continue;
             double d[3] = {x[i][0] - x[j][0], x[i][1] - x[j][1], x[i][2] - x[j][2]};
             double w[3] = {v[i][0] - v[j][0], v[i][1] - v[j][1], v[i][2] - v[j][2]};
             const double r = sqrt(dot3(d, d));
@@ -71,11 +85,11 @@ int ks_collide_chain_stop(void *ctx, const chain *c)
              * pericentre of the two-body orbit, which is close enough to
              * hold over the part of the orbit a few radii across (the
              * chain's steps shrink with the distance, so one falls there) */
-            if (r < rsum) {
+            if (r < rc) {
                 note(s, a, b, r, KS_COLL_CHAIN);
-            } else if (r < 3.0 * rsum) {
+            } else if (r < 3.0 * rc) {
                 const double qp = pericentre(c->m[i] + c->m[j], d, w);
-                if (qp < rsum) note(s, a, b, qp, KS_COLL_CHAIN);
+                if (qp < rc) note(s, a, b, qp, KS_COLL_CHAIN);
             }
         }
     return 0;
@@ -86,10 +100,10 @@ void ks_collide_mergers(sim *s)
     if (!s->ks || !s->star_radius) return;
     for (int k = 0; k < s->ks->nmerge; k++) {
         const ks_merger *g = &s->ks->mg[k];
-        const double rsum = radius_of(s, g->name1) + radius_of(s, g->name2);
-        if (!(rsum > 0.0)) continue;
+        const double rc = collision_distance(s, g->name1, g->m1, g->name2, g->m2);
+        if (!(rc > 0.0)) continue;
         const double qp = pericentre(g->m1 + g->m2, g->q, g->qd);
-        if (qp < rsum) note(s, g->name1, g->name2, qp, KS_COLL_MERGED);
+        if (qp < rc) note(s, g->name1, g->name2, qp, KS_COLL_MERGED);
     }
 }
 
