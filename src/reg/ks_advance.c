@@ -129,7 +129,10 @@ int ks_advance(sim *s, double t)
 
 void ks_note_regular(sim *s, int i)
 {
-    if (s->ks && i >= s->n && i < s->ntot)
-        s->ks->pair[i - s->n].renew = s->ks->pair[i - s->n].merge_check = 1;
+    if (s->ks && i >= s->n && i < s->ntot) {
+        ks_pair *kp = &s->ks->pair[i - s->n];
+        kp->renew = kp->merge_check = 1;
+        kp->quiet_until = -INFINITY; /* a new list */
+    }
     if (s->ks && s->ks->ch.active && i == s->ks->ch.icm) s->ks->ch.renew = 1;
 }

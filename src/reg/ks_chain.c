@@ -163,7 +163,7 @@ static double pair_apocentre(const ks_orbit *o)
     return o->h < 0.0 ? ks_orbit_semi(o) * (1.0 + ks_orbit_ecc(o)) : o->r;
 }
 
-static int chain_intruder(const sim *s, int k, double t)
+static int chain_intruder(sim *s, int k, double t)
 {
     const ks_pair *kp = &s->ks->pair[k];
     const ks_orbit *o = &kp->o;
@@ -171,11 +171,14 @@ static int chain_intruder(const sim *s, int k, double t)
     int icm = s->n + k;
     double a = ks_orbit_semi(o), rmin = s->p.rmin;
     if (!(a < 3.0 * ks_rmin_of_mass(s, s->m[icm]))) return -1;
+    /* none of the list within 5 RMIN until quiet_until (below) */
+    ks_pair *kq = &s->ks->pair[k];
+    if (t < kq->quiet_until && kq->quiet_rmin == rmin && kq->quiet_epoch == s->ks->quiet_epoch) return -1;
     double M = s->m[icm], xc[3], vc[3];
     ks_predict_slot(s, icm, t, xc, vc);
     const int *L = sim_list(s, icm);
     int best = -1;
-    double bestv = 0.0;
+    double bestv = 0.0, quiet = INFINITY;
     for (int q = 0; q < s->nnb[icm]; q++) {
         int j = L[q];
         if (ks_chain_owns(s->ks, j) || (j >= s->n && ks_pair_merged(s, j - s->n))) continue;
@@ -184,6 +187,11 @@ static int chain_intruder(const sim *s, int k, double t)
         double dx[3] = {xj[0] - xc[0], xj[1] - xc[1], xj[2] - xc[2]};
         double dv[3] = {vj[0] - vc[0], vj[1] - vc[1], vj[2] - vc[2]};
         double r2 = dot3(dx, dx);
+        /* the time this body needs to come within 5 RMIN, at twice its
+         * speed relative to the c.m. plus the speed the pair's and its own
+         * pull can add from there */
+        const double gap = sqrt(r2) - 5.0 * rmin;
+        quiet = fmin(quiet, gap / (2.0 * sqrt(dot3(dv, dv)) + sqrt(2.0 * (M + s->m[j]) / (5.0 * rmin))));
         if (dot3(dx, dv) >= 0.0 || r2 > 25.0 * rmin * rmin) continue;
         double val = (M + s->m[j]) / r2;
         if (val > bestv) {
@@ -191,6 +199,11 @@ static int chain_intruder(const sim *s, int k, double t)
             best = j;
         }
     }
+    /* a quarter of the least of those times: the scan is repeated well
+     * before any body could arrive (a cache: the outcome is the same) */
+    kq->quiet_until = quiet > 0.0 ? t + 0.25 * quiet : -INFINITY;
+    kq->quiet_rmin = rmin;
+    kq->quiet_epoch = s->ks->quiet_epoch;
     if (best < 0) return -1;
     int jpair = best >= s->n;
     if (jpair && s->ks->pair[best - s->n].o.h >= 0.0) return -1;

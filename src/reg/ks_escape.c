@@ -94,6 +94,7 @@ void ks_remove_single(sim *s, int i) { ks_remove_singles(s, 1, &i); }
 
 void ks_remove_singles(sim *s, int nrem, const int *slots)
 {
+    s->ks->quiet_epoch++; /* slots move: the intruder scans start again */
     if (nrem <= 0) return;
     ks_state *ks = s->ks;
     int *map = ks->map, *inv = ks->map + s->cap;

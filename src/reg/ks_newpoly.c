@@ -14,6 +14,7 @@
 static void begin(sim *s, int nb, const int *idx, double t, unsigned flags)
 {
     (void)t;
+    s->ks->quiet_epoch++; /* bodies move or restart: the intruder scans' bounds are void */
     for (int k = 0; k < nb; k++) ks_partial_drop(s, idx[k]); /* new lists: every c.m. whole */
     ks_send_dirty(s);
     s->ks->poly_w0 = flags & NEWPOLY_START ? -1.0 : omp_get_wtime(); /* the start-up: not an event */

@@ -347,6 +347,7 @@ int ks_pair_init(sim *s, int k, double t, char *err, size_t errlen)
     }
     kp->np = 0;
     kp->terminate = kp->renew = 0;
+    kp->quiet_until = -INFINITY;
     kp->merge_check = 1;
     ks_ctl c0 = {s->p.etau, s->p.eclose, 0.0};
     ks_orbit_init(&kp->o, M, q, qd, t, NULL, &c0);

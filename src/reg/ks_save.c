@@ -206,6 +206,7 @@ int ks_load_pairs(rbuf *r, sim *s)
             if (p->plist[j] < 0 || p->plist[j] >= s->ntot) return -1;
         p->terminate = (int)rb_i64(r);
         p->renew = (int)rb_i64(r);
+        p->quiet_until = -INFINITY;
 #define R_KREAL(f) p->f = rb_f64(r);
         KSPAIR_REALS(R_KREAL)
     }

@@ -21,6 +21,12 @@ typedef struct ks_pair {
     int terminate;       /* flagged by the termination tests (§10.11) */
     int renew;           /* perturber list due for renewal (c.m. regular step) */
     int merge_check;     /* test for a stable hierarchy at the block end (ks_merge.c) */
+    /* no body of the c.m.'s list can come within 5 RMIN of it before
+     * quiet_until, as found by the chain's intruder scan (ks_chain.c) with
+     * this RMIN and event count (ks_state.quiet_epoch); a cache that never
+     * changes a result: not saved, -inf after a load */
+    double quiet_until, quiet_rmin;
+    uint64_t quiet_epoch;
     /* resolved state at tres (the current block time, for a perturbed pair;
      * an unperturbed pair's is left at its last resolution, unread):
      * c.m. predicted by the integration's predictor, components from the KS
@@ -91,6 +97,7 @@ enum { KS_EVT_SCAN, KS_EVT_RELABEL, KS_EVT_SEND, KS_EVT_REGF, KS_EVT_IRRF, KS_EV
        KS_EVT_PHASES };
 
 typedef struct ks_state {
+    uint64_t quiet_epoch; /* events that moved or restarted bodies (ks_pair.quiet_until) */
     ks_pair *pair;       /* capacity n/2 */
     int cap;
     int kz16;            /* automatic RMIN, DTMIN */
