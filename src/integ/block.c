@@ -676,9 +676,9 @@ static void correct_block_irregular(sim *s, block_scratch *b, const block_plan *
     for (int k = 0; k < b->nact; k++) {
         const int i = b->act[k];
         correct_irregular(s, b, k, t);
-        /* the step tally, here in the team's loop (a serial pass over the
-         * members cost 0.7 ms a block of 100k); slot 0, never read, is
-         * where several may land */
+        /* the step tally, here in the team's loop: a serial pass over the
+         * members after the block was most of the big blocks' ks_end phase
+         * (profile.txt); slot 0, never read, is where several may land */
         const int slot = tally_slot(b, s->name[i]);
         if (slot) b->tally[slot].nirr++;
         b->irr_sent[k] = (unsigned char)(send_early && !due_regular(s, i));

@@ -225,7 +225,7 @@ int ks_partial_flush(sim *s, double t, char *err, size_t errlen);
  *   energy's change.  Returns the product's slot or -1 (err); every body
  *   was sent to the libraries again.
  * After these the caller rebuilds the schedule (steps and slots moved). */
-enum { KS_STAR_KEEP = 0, KS_STAR_ALL = 2 };   /* ks_star_change's near */
+enum { KS_STAR_KEEP = 0, KS_STAR_ALL = 1 };   /* ks_star_change's near */
 int ks_star_where(const sim *s, int name, int *kind, int *sys_slot);
 int ks_star_isolate(sim *s, int name, int *partner, char *err, size_t errlen);
 int ks_star_change(sim *s, int i, double mnew, const double dv[3], int near, double *de, char *err,

@@ -200,7 +200,7 @@ static int chain_intruder(sim *s, int k, double t)
         }
     }
     /* a quarter of the least of those times: the scan is repeated well
-     * before any body could arrive (a cache: the outcome is the same) */
+     * before any body could arrive, so that the outcome stays the same */
     kq->quiet_until = quiet > 0.0 ? t + 0.25 * quiet : -INFINITY;
     kq->quiet_rmin = rmin;
     kq->quiet_epoch = s->ks->quiet_epoch;

@@ -114,6 +114,19 @@ static void shift_in(double x[3], double v[3], double a[3], double j[3], const d
     }
 }
 
+/* Body j's polynomial carries a change f, fd of the force on it from the
+ * current time on: in the part that holds its source (irregular or
+ * regular) and in the predictor's terms. */
+static void carry_change(sim *s, int j, int irregular, const double f[3], const double fd[3])
+{
+    const double t = s->time;
+    if (irregular)
+        shift_in(NULL, NULL, s->fi[j], s->fid[j], f, fd, t - s->t0[j]);
+    else
+        shift_in(NULL, NULL, s->fr[j], s->frd[j], f, fd, t - s->t0r[j]);
+    shift_in(s->x0[j], s->v0[j], s->a[j], s->j[j], f, fd, t - s->t0[j]);
+}
+
 /* Every other body's polynomial loses body i's old pull (mass m, velocity
  * v) and gains its new one (mass mn, velocity vn) from the current time on:
  * in the part that holds it (irregular when i is on the list) and in the
@@ -121,7 +134,6 @@ static void shift_in(double x[3], double v[3], double a[3], double j[3], const d
 static void correct_others(sim *s, int i, double m, const double v[3], double mn, const double vn[3],
                            const vec3 *x, const vec3 *vp)
 {
-    const double t = s->time;
 #pragma omp parallel for schedule(static)
     for (int j = s->ifirst; j < s->ntot; j++) {
         if (j == i || !(s->m[j] > 0.0)) continue;
@@ -135,11 +147,7 @@ static void correct_others(sim *s, int i, double m, const double v[3], double mn
             f[c] = (mn - m) / r3 * d[c];
             fd[c] = (mn * (w1[c] - 3.0 * rv1 / r2 * d[c]) - m * (w0[c] - 3.0 * rv0 / r2 * d[c])) / r3;
         }
-        if (ks_listed(s, j, i))
-            shift_in(NULL, NULL, s->fi[j], s->fid[j], f, fd, t - s->t0[j]);
-        else
-            shift_in(NULL, NULL, s->fr[j], s->frd[j], f, fd, t - s->t0r[j]);
-        shift_in(s->x0[j], s->v0[j], s->a[j], s->j[j], f, fd, t - s->t0[j]);
+        carry_change(s, j, ks_listed(s, j, i), f, fd);
     }
 }
 
@@ -320,7 +328,6 @@ typedef struct pair_change {
 
 static void correct_for_pair(sim *s, const pair_change *pc, const vec3 *x, const vec3 *vp)
 {
-    const double t = s->time;
 #pragma omp parallel for schedule(static)
     for (int j = s->ifirst; j < s->ntot; j++) {
         if (j == pc->C || !(s->m[j] > 0.0)) continue;
@@ -334,11 +341,7 @@ static void correct_for_pair(sim *s, const pair_change *pc, const vec3 *x, const
             add_pull(x[j], vp[j], pc->Mn, pc->Xn, pc->Vn, 1.0, f, fd);
             add_pull(x[j], vp[j], pc->M, pc->X, pc->V, -1.0, f, fd);
         }
-        if (listed && (alone < 0 || alone == pc->comp))
-            shift_in(NULL, NULL, s->fi[j], s->fid[j], f, fd, t - s->t0[j]);
-        else
-            shift_in(NULL, NULL, s->fr[j], s->frd[j], f, fd, t - s->t0r[j]);
-        shift_in(s->x0[j], s->v0[j], s->a[j], s->j[j], f, fd, t - s->t0[j]);
+        carry_change(s, j, listed && (alone < 0 || alone == pc->comp), f, fd);
     }
 }
 
