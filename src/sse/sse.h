@@ -126,6 +126,41 @@ int sse_collision_type(int k1, int k2);
 int sse_merge(const sse_consts *c, const sse_star *a, const sse_star *b, double t, sse_star *out,
               double *dm);
 
+/* A giant around a given core (sse_gntage.c, NBODY6's gntage): for type
+ * *kw (3, 4, 5, 6, 8 or 9) and core mass *mc in a star of mass mt, the
+ * initial mass *m0 and age *aj (Myr) at which the star has that core; for
+ * type 4, *aj is on input the fraction of its helium burning done.  The
+ * type may move (a core too small for helium burning is a GB star's, one
+ * too large for the GB burns helium; a CO core too small for the AGB
+ * becomes a CHeB star, whose core *mc is then placed by the fraction). */
+void sse_gntage(const sse_consts *c, double *mc, double mt, int *kw, double *m0, double *aj);
+/* The inverses of HPT00's core-mass fits (sse_gntage.c): the mass at the
+ * BAGB whose core there is mc (eq 66; 0 below the smallest), and the mass
+ * whose core at the BGB or He ignition is mc (eq 44, mchef as for it). */
+double sse_mbagb(const sse_consts *c, double mc);
+double sse_mhei(const sse_consts *c, double mc, double mhef, double mchef);
+
+/* Common envelope (sse_comenv.c; Hurley, Tout & Pols 2002 section 2.7.1
+ * with NBODY6's choices, docs/STELLAR_EVOLUTION.md).  Roche-lobe radius
+ * over separation for mass ratio q (Eggleton 1983). */
+double sse_roche_lobe(double q);
+/* One common-envelope event of giant-like star a (types 2-6, 8, 9) and
+ * star b at time t (Myr) on an orbit of eccentricity *ecc and semi-major
+ * axis *sep (Rsun; < 0 unbound): an eccentric orbit (e > 0.01) is a
+ * grazing passage that strips part of a's envelope and shrinks the orbit,
+ * a circular one spirals in.  a and b become the stars after, *ecc, *sep
+ * the orbit after.  Returns 1 when they coalesced (a is the product, b
+ * massless), 0 when two stars are left. */
+int sse_comenv(const sse_consts *c, sse_star *a, sse_star *b, double t, double *ecc, double *sep);
+/* A giant's collision as NBODY6's common-envelope routine makes it: one
+ * sse_comenv; when what is left touches (the semi-major axis below
+ * either radius, an orbit left unbound included) a collision of the two;
+ * when the orbit has circularised with a star filling its Roche lobe, the
+ * spiral-in at once.  Returns SSE_CE_*; with SSE_CE_NONE (no mass changed)
+ * a and b are as they were. */
+enum { SSE_CE_NONE = 0, SSE_CE_BINARY = 1, SSE_CE_COALESCED = 2, SSE_CE_TOUCH = 3 };
+int sse_ce_collision(const sse_consts *c, sse_star *a, sse_star *b, double t, double *ecc, double *sep);
+
 /* Effective temperature (K) from L and R. */
 double sse_teff(double lum, double rad);
 

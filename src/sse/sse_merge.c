@@ -60,25 +60,6 @@ int sse_collision_type(int k1, int k2)
 
 static int giant(int kw) { return (kw >= SSE_HG && kw <= SSE_TPAGB) || kw == SSE_HEHG || kw == SSE_HEGB; }
 
-/* The age at which a star of initial mass m0 starts phase kw (a product
- * whose core came from elsewhere starts its phase afresh). */
-static double phase_start(const sse_consts *c, int kw, double m0)
-{
-    sse_tscales ts;
-    if (kw == SSE_HEHG || kw == SSE_HEGB) {
-        sse_tscales_of(c, SSE_HEMS, m0, m0, &ts);
-        return ts.tm;
-    }
-    sse_tscales_of(c, SSE_MS, m0, m0, &ts);
-    switch (kw) {
-    case SSE_GB: return ts.t[1];
-    case SSE_CHEB: return ts.t[2];
-    case SSE_EAGB: return ts.t[2] + ts.t[3];
-    case SSE_TPAGB: return ts.t[13];
-    default: return 0.0;
-    }
-}
-
 int sse_merge(const sse_consts *c, const sse_star *a, const sse_star *b, double t, sse_star *out,
               double *dm)
 {
@@ -88,11 +69,25 @@ int sse_merge(const sse_consts *c, const sse_star *a, const sse_star *b, double 
                       : a->kw != b->kw                  ? a->kw > b->kw
                                                          : a->mass >= b->mass;
     const sse_star *s1 = first ? a : b, *s2 = first ? b : a;
-    const int k1 = s1->kw, k2 = s2->kw, icase = sse_collision_type(k1, k2);
+    const int k1 = s1->kw, k2 = s2->kw;
+    int icase = sse_collision_type(k1, k2);
     const double m3 = s1->mass + s2->mass;
-    const double age1 = t - s1->epoch, age2 = t - s2->epoch;
+    double age1 = t - s1->epoch, age2 = t - s2->epoch;
+    /* a helium WD below 0.05 Msun (a planet) or a CO/ONe WD below 0.15
+     * Msun adds its mass and nothing else (mix.f): a MS star fed by it
+     * mixes completely */
+    if (k1 == SSE_HEWD && s1->mass < 0.05) {
+        icase = k2 <= SSE_MS ? SSE_MS : k2;
+        if (k2 <= SSE_MS) age1 = 0.0;
+    } else if (k1 >= SSE_COWD && s1->mass < 0.15 && icase == SSE_TPAGB) {
+        icase = SSE_MS;
+    }
+    if (k2 == SSE_HEWD && s2->mass < 0.05) {
+        icase = k1 <= SSE_MS ? SSE_MS : k1;
+        if (k1 <= SSE_MS) age2 = 0.0;
+    }
     int kw = icase;
-    double m0 = m3, mt = m3, age = 0.0;
+    double m0 = m3, mt = m3, age = 0.0, mc = 0.0;
     *out = *s1;
     if (icase > 100) {
         /* common envelope (BSE's treatment is binary evolution): the giant
@@ -141,14 +136,23 @@ int sse_merge(const sse_consts *c, const sse_star *a, const sse_star *b, double 
         out->tlast = out->tnext = t;
         *dm = m3;
         return first;
-    } else {
-        /* a giant around a core that was another star (a WD, a helium
-         * star): it starts its phase with the whole mass as its initial
-         * mass (NBODY6 fits the initial mass and age to the core mass) */
-        age = phase_start(c, kw, m0);
+    } else if (icase == SSE_GB || icase == SSE_TPAGB || icase == SSE_HEGB || icase == SSE_CHEB) {
+        /* a giant around a core that was the more evolved star (a WD, a
+         * helium star): its initial mass and age fitted to that core
+         * (gntage); a CHeB product keeps the helium star's burnt fraction */
+        mc = s1->mass;
+        if (icase == SSE_CHEB) {
+            sse_tscales t1;
+            sse_tscales_of(c, k1, s1->m0, s1->mass, &t1);
+            age = fmin(age1 / t1.tm, 0.99); /* (mix.f warns past 1) */
+        }
+        sse_gntage(c, &mc, m3, &kw, &m0, &age);
     }
     sse_hr hr;
-    sse_state(c, kw, m0, mt, age, &hr);
+    sse_tscales ts;
+    sse_tscales_of(c, kw, m0, mt, &ts);
+    hr = (sse_hr){.kw = kw, .m0 = m0, .mt = mt, .age = age, .mc = mc};
+    sse_hrdiag(c, &ts, &hr);
     out->kw = hr.kw;
     out->m0 = hr.m0;
     out->mass = hr.mt;
