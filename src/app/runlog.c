@@ -302,12 +302,15 @@ static void summary_evolution(FILE *f, const sim *s)
                "\"kicks\": %lld, \"massless_removed\": %lld, \"pairs_reformed\": %lld, "
                "\"n_collisions\": %lld, \"collisions_ks\": %lld, \"collisions_chain\": %lld, "
                "\"collisions_merged\": %lld, \"collision_mass_lost_msun\": %.17g, "
+               "\"common_envelopes\": %lld, \"ce_binaries\": %lld, \"ce_coalesced\": %lld, "
+               "\"ce_touched\": %lld, \"ce_mass_lost_msun\": %.17g, "
                "\"n_wd\": %lld, \"n_ns\": %lld, \"n_bh\": %lld, \"audit_max\": %.3e},\n",
             e->o.z, mass, s->mtot * e->o.munit, e->cnt.dm, e->booked, (long long)e->cnt.updates, (long long)e->cnt.applied,
             (long long)e->cnt.sn_ns, (long long)e->cnt.sn_bh, (long long)e->cnt.wd,
             (long long)e->cnt.kicks, (long long)e->cnt.removed, (long long)e->cnt.pairs_reformed,
             (long long)e->coll.n, (long long)e->coll.where[0], (long long)e->coll.where[1],
-            (long long)e->coll.where[2], e->coll.dm,
+            (long long)e->coll.where[2], e->coll.dm, (long long)e->ce.n, (long long)e->ce.binaries,
+            (long long)e->ce.coalesced, (long long)e->ce.touched, e->ce.dm,
             (long long)(k[SSE_HEWD] + k[SSE_COWD] + k[SSE_ONEWD]), (long long)k[SSE_NS],
             (long long)k[SSE_BH], e->audit_max);
 }

@@ -22,9 +22,9 @@
 /* mix.f's enforced mass loss: this fraction of the lighter star */
 #define FORCED_FRAC 0.3
 #define TWOPI 6.283185307179586
-/* Checkpoint section SEVO's layout: 2 added the collisions; 1 (none)
- * still reads. */
-#define SEVO_VERSION 2u
+/* Checkpoint section SEVO's layout: 2 added the collisions, 3 the common
+ * envelopes; 1 and 2 still read. */
+#define SEVO_VERSION 3u
 
 /* ---- random numbers for the kicks (splitmix64: small, checkpointable) ---- */
 
@@ -452,12 +452,200 @@ static double forced_loss(const sim *s, const evol_state *e, int i, int j, doubl
     return FORCED_FRAC * m2;
 }
 
+/* Books an event's energy change de (the audit's exact one with
+ * --energy-audit: e1 the total before). */
+static void book(sim *s, evol_state *e, double de, double e1, int name, int other)
+{
+    if (s->led.exact) {
+        const double de_exact = audit_energy(s) - e1;
+        if (fabs(de_exact - de) > e->audit_max) e->audit_max = fabs(de_exact - de);
+        de = de_exact;
+    }
+    e->booked -= de;
+    ledger_record(&s->led, LED_STAR, s->time, name, other, -de, 0.0, 0.0, 0.0);
+}
+
+static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static void cross3(const double a[3], const double b[3], double out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* The two-body orbit of relative state (q, w) under mass M: semi-major
+ * axis (< 0 unbound), eccentricity, and the unit vectors of its
+ * pericentre p and of the motion there u (a circular orbit's p: the
+ * present direction; a radial one's u: any normal to p). */
+static void orbit_of(double M, const double q[3], const double w[3], double *a, double *ecc, double p[3],
+                     double u[3])
+{
+    const double r = sqrt(dot3(q, q)), v2 = dot3(w, w), rv = dot3(q, w);
+    double ev[3], h[3];
+    for (int c = 0; c < 3; c++) ev[c] = ((v2 - M / r) * q[c] - rv * w[c]) / M;
+    *a = 1.0 / (2.0 / r - v2 / M);
+    *ecc = sqrt(dot3(ev, ev));
+    for (int c = 0; c < 3; c++) p[c] = *ecc > 1e-8 ? ev[c] / *ecc : q[c] / r;
+    cross3(q, w, h);
+    double hn = sqrt(dot3(h, h));
+    if (!(hn > 0.0)) { /* head-on: any normal */
+        const double z[3] = {fabs(p[0]) < 0.9 ? 1.0 : 0.0, fabs(p[0]) < 0.9 ? 0.0 : 1.0, 0.0};
+        cross3(p, z, h);
+        hn = sqrt(dot3(h, h));
+    }
+    for (int c = 0; c < 3; c++) h[c] /= hn;
+    cross3(h, p, u);
+}
+
+static int giant_like(int kw) { return kw >= SSE_HG && kw <= SSE_HEGB && kw != SSE_HEMS; }
+
+static void ce_line(evol_state *e, const sim *s, const char *what, int name, const sse_star *was,
+                    const sse_star *now, int other, const sse_star *o)
+{
+    if (!e->events) return;
+    fprintf(e->events, "%12.6f %12.4f %-8s %7d %-6s %-8s %10.5f %10.5f %8.2f %7d %-6s %10.5f\n", s->time,
+            s->time * e->o.tstar, what, name, type_name(was->kw), type_name(now->kw), was->mass, now->mass, 0.0,
+            other, type_name(o->kw), o->mass);
+}
+
+/* A type change at the common envelope into a remnant counts and kicks as
+ * at the star's own evolution (dm: the mass it lost); returns the kick. */
+static void ce_remnant(evol_state *e, int kw0, const sse_star *now, double dm, double vk[3])
+{
+    vk[0] = vk[1] = vk[2] = 0.0;
+    if (kw0 >= SSE_HEWD || now->kw < SSE_HEWD || now->kw > SSE_BH) return;
+    if (now->kw == SSE_NS) e->cnt.sn_ns++;
+    else if (now->kw == SSE_BH) e->cnt.sn_bh++;
+    else e->cnt.wd++;
+    remnant_kick(e, now->kw, now->mass, dm, vk);
+    if (vk[0] != 0.0 || vk[1] != 0.0 || vk[2] != 0.0) e->cnt.kicks++;
+}
+
+/* The stars' bookkeeping after a change of both (a merger: `lost` gone). */
+static void settle(evol_state *e, int name, const sse_star *st, int lost)
+{
+    e->st[name - 1] = *st;
+    e->mdyn[name - 1] = st->mass;
+    e->radius[name - 1] = st->rad / e->o.rstar;
+    if (st->kw == SSE_MASSLESS || !(st->mass > 0.0)) {
+        e->gone[name - 1] = 1;
+        e->radius[name - 1] = 0.0;
+    } else {
+        e->tmin = fmin(e->tmin, st->tnext);
+    }
+    if (lost) {
+        e->mdyn[lost - 1] = 0.0;
+        e->gone[lost - 1] = 1;
+        e->radius[lost - 1] = 0.0;
+    }
+}
+
+/* Stars c->name1 and c->name2 collide and one of them is giant-like: the
+ * common envelope decides what is left (sse_ce_collision). */
+static int common_envelope(sim *s, evol_state *e, const ks_coll *c, int *resend_all, char *err, size_t errlen)
+{
+    const double T = s->time * e->o.tstar;
+    /* the giant is star 1 (of two giants, the larger) */
+    const sse_star *s1 = &e->st[c->name1 - 1], *s2 = &e->st[c->name2 - 1];
+    const int g1 = giant_like(s1->kw) && (!giant_like(s2->kw) || s1->rad >= s2->rad);
+    const int gname = g1 ? c->name1 : c->name2, oname = g1 ? c->name2 : c->name1;
+    int partner;
+    if (ks_star_isolate(s, gname, &partner, err, errlen) < 0) return -1;
+    if (ks_star_isolate(s, oname, &partner, err, errlen) < 0) return -1;
+    int i = ks_slot_of_star(s, gname), j = ks_slot_of_star(s, oname);
+    double xi[3], vi[3], xj[3], vj[3], q[3], w[3], X[3], V[3], a, ecc, p[3], u[3];
+    sim_predict_one(s, i, s->time, xi, vi);
+    sim_predict_one(s, j, s->time, xj, vj);
+    const double mi = s->m[i], mj = s->m[j], M = mi + mj;
+    for (int k = 0; k < 3; k++) {
+        q[k] = xi[k] - xj[k];
+        w[k] = vi[k] - vj[k];
+        X[k] = (mi * xi[k] + mj * xj[k]) / M;
+        V[k] = (mi * vi[k] + mj * vj[k]) / M;
+    }
+    orbit_of(M, q, w, &a, &ecc, p, u);
+    const sse_star g0 = e->st[gname - 1], o0 = e->st[oname - 1];
+    sse_star g = g0, o = o0;
+    double sep = a * e->o.rstar;
+    const int out = sse_ce_collision(&e->c, &g, &o, T, &ecc, &sep);
+    e->ce.n++;
+    if (out == SSE_CE_NONE) { /* nothing changed: the pair as it was */
+        int rc = ks_star_pair(s, gname, oname, err, errlen);
+        return rc < 0 ? -1 : 0;
+    }
+    const double e1 = s->led.exact ? audit_energy(s) : 0.0;
+    const double mlost = e->mdyn[gname - 1] + e->mdyn[oname - 1];
+    double de;
+    *resend_all = 1;
+    if (out == SSE_CE_BINARY) {
+        /* two stars at the pericentre of the orbit left, in the old orbit's
+         * plane and direction, their c.m. where it was */
+        double vk[3], vko[3];
+        ce_remnant(e, g0.kw, &g, g0.mass - g.mass, vk);
+        ce_remnant(e, o0.kw, &o, o0.mass - o.mass, vko); /* a giant companion's core too */
+        const double m[2] = {g.mass / e->o.munit, o.mass / e->o.munit}, Mn = m[0] + m[1];
+        const double rp = sep / e->o.rstar * (1.0 - ecc), vp = sqrt(Mn * (1.0 + ecc) / rp);
+        double x[2][3], v[2][3];
+        for (int k = 0; k < 3; k++) {
+            x[0][k] = X[k] + m[1] / Mn * rp * p[k];
+            x[1][k] = X[k] - m[0] / Mn * rp * p[k];
+            v[0][k] = V[k] + m[1] / Mn * vp * u[k] + vk[k] / e->o.vstar;
+            v[1][k] = V[k] - m[0] / Mn * vp * u[k] + vko[k] / e->o.vstar;
+        }
+        if (ks_star_reshape(s, i, j, m, (const double(*)[3])x, (const double(*)[3])v, &de, err, errlen)) return -1;
+        e->ce.binaries++;
+        ce_line(e, s, "ce", gname, &g0, &g, oname, &o);
+        settle(e, gname, &g, 0);
+        settle(e, oname, &o, 0);
+        int rc = ks_star_pair(s, gname, oname, err, errlen);
+        if (rc < 0) return -1;
+        e->cnt.pairs_reformed += rc;
+        book(s, e, de, e1, gname, oname);
+    } else {
+        /* one star left at the c.m.: the coalesced cores, or what a
+         * collision of the stars left by the envelope's passage makes */
+        sse_star prod = g;
+        int keep = gname, lost = oname;
+        double dm_star = 0.0;
+        if (out == SSE_CE_TOUCH) {
+            keep = sse_merge(&e->c, &g, &o, T, &prod, &dm_star) ? gname : oname;
+            lost = keep == gname ? oname : gname;
+            e->ce.touched++;
+        } else {
+            e->ce.coalesced++;
+        }
+        const int ik = keep == gname ? i : j, jl = keep == gname ? j : i;
+        if (prod.kw == SSE_MASSLESS || !(prod.mass > 0.0)) { /* nothing left: both leave */
+            double de2;
+            if (ks_star_remove(s, jl, &de, err, errlen)) return -1;
+            if (ks_star_remove(s, ks_slot_of_star(s, keep), &de2, err, errlen)) return -1;
+            de += de2;
+        } else if (ks_star_merge(s, ik, jl, prod.mass / e->o.munit, &de, err, errlen) < 0) {
+            return -1;
+        }
+        ce_line(e, s, out == SSE_CE_TOUCH ? "merge" : "ce-merge", keep, keep == gname ? &g0 : &o0, &prod, lost,
+                keep == gname ? &o0 : &g0);
+        e->coll.n++;
+        e->coll.where[c->where >= 0 && c->where < 3 ? c->where : 0]++;
+        e->coll.dm += dm_star;
+        settle(e, keep, &prod, lost);
+        book(s, e, de, e1, keep, lost);
+    }
+    const double dm = mlost - e->mdyn[gname - 1] - e->mdyn[oname - 1];
+    e->cnt.dm += dm;
+    e->ce.dm += g0.mass + o0.mass - g.mass - o.mass;
+    return 1;
+}
+
 /* Stars c->name1 and c->name2 become one (evol_collisions). */
 static int collide(sim *s, evol_state *e, const ks_coll *c, int *resend_all, char *err, size_t errlen)
 {
     const int a = c->name1, b = c->name2;
     if (a < 1 || a > e->nstar || b < 1 || b > e->nstar || a == b || e->gone[a - 1] || e->gone[b - 1])
         return 0; /* one of them already merged into a third, or left */
+    if (sse_collision_type(e->st[a - 1].kw, e->st[b - 1].kw) > 100)
+        return common_envelope(s, e, c, resend_all, err, errlen);
     const double T = s->time * e->o.tstar;
     sse_star prod, sa = e->st[a - 1], sb = e->st[b - 1];
     double dm_star;
@@ -576,14 +764,15 @@ void evol_save(wbuf *w, const sim *s)
         wb_f64(w, pend[k].q);
         wb_i64(w, pend[k].where);
     }
+    wb_put(w, &e->ce, sizeof e->ce); /* version 3 */
 }
 
 int evol_load(rbuf *r, sim *s)
 {
     evol_state *e = s->evol;
     /* version 1 (no collisions) began with sizeof(sse_star), far above 2 */
-    uint32_t first = rb_u32(r), version = first == SEVO_VERSION ? SEVO_VERSION : 1;
-    if (version == SEVO_VERSION) first = rb_u32(r);
+    uint32_t first = rb_u32(r), version = first >= 2 && first <= SEVO_VERSION ? first : 1;
+    if (version >= 2) first = rb_u32(r);
     if (first != sizeof(sse_star) || rb_i64(r) != e->nstar) return -1;
     double z = rb_f64(r), epoch0 = rb_f64(r);
     if (z != e->o.z || epoch0 != e->o.epoch0) return -1;
@@ -609,6 +798,7 @@ int evol_load(rbuf *r, sim *s)
         }
         ks_collisions_restore(s, pend, (int)np);
     }
+    if (version >= 3) rb_get(r, &e->ce, sizeof e->ce);
     for (int k = 0; k < e->nstar; k++) e->radius[k] = e->gone[k] ? 0.0 : e->st[k].rad / e->o.rstar;
     return rb_done(r);
 }

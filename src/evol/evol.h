@@ -71,6 +71,16 @@ typedef struct evol_coll_counts {
     double dm;              /* Msun thrown off in them (Thorne-Zytkow envelopes, disruptions) */
 } evol_coll_counts;
 
+/* Common envelopes (a collision with a giant-like star, evol_collisions):
+ * checkpoint version 3 added them. */
+typedef struct evol_ce_counts {
+    int64_t n;              /* common-envelope events */
+    int64_t binaries;       /* two stars left on a tighter orbit */
+    int64_t coalesced;      /* one star left (the cores coalesced) */
+    int64_t touched;        /* still touching after: merged as a collision */
+    double dm;              /* Msun of envelope thrown off */
+} evol_ce_counts;
+
 typedef struct evol_state {
     evol_options o;
     sse_consts c;
@@ -84,6 +94,7 @@ typedef struct evol_state {
     double audit_max;       /* --energy-audit: the largest |exact - local| of a change's energy */
     evol_counts cnt;
     evol_coll_counts coll;
+    evol_ce_counts ce;
     uint64_t rng;
     FILE *events;           /* events.txt (NULL: none); the caller opens and closes it */
     long long events_bytes; /* its length at the checkpoint this state was read from */
@@ -109,8 +120,14 @@ int evol_step(sim *s, int *resend_all, char *err, size_t errlen);
  * which they were found, at its time): each pair of stars becomes one, its
  * state from sse_merge, the dynamics through ks_star_merge, the energy
  * booked as a star change is (ledger kind star_booked), a line "merge" in
- * events.txt.  Returns the number merged or -1 with err; *resend_all as
- * for evol_step. */
+ * events.txt.  When one of them is giant-like (BSE's common-envelope
+ * cases) the common envelope decides (sse_ce_collision): an eccentric
+ * passage strips the giant's envelope and leaves the two on a tighter
+ * orbit (placed at its pericentre in the old orbit's plane and direction,
+ * their c.m. kept: ks_star_reshape, then a KS pair formed again), a
+ * spiral-in may coalesce them (the product at their c.m.), what still
+ * touches merges; lines "ce" / "ce-merge".  Returns the number of events
+ * or -1 with err; *resend_all as for evol_step. */
 int evol_collisions(sim *s, int *resend_all, char *err, size_t errlen);
 
 /* The energy booked so far (0 without stellar evolution): part of the total

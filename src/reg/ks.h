@@ -224,6 +224,11 @@ int ks_partial_flush(sim *s, double t, char *err, size_t errlen);
  *   that listed either start again with the product; *de the total
  *   energy's change.  Returns the product's slot or -1 (err); every body
  *   was sent to the libraries again.
+ * ks_star_reshape: singles i and j take masses m[0], m[1] (> 0) and the
+ *   states x, v at the current time (a common envelope that leaves two
+ *   stars on a new orbit): the other bodies' polynomials are corrected for
+ *   both changes, i, j and the bodies that list either start again; *de
+ *   the total energy's change.
  * After these the caller rebuilds the schedule (steps and slots moved). */
 enum { KS_STAR_KEEP = 0, KS_STAR_ALL = 1 };   /* ks_star_change's near */
 int ks_star_where(const sim *s, int name, int *kind, int *sys_slot);
@@ -234,6 +239,8 @@ int ks_star_change_paired(sim *s, int k, int comp, double mnew, double *de, char
 int ks_star_remove(sim *s, int i, double *de, char *err, size_t errlen);
 int ks_star_pair(sim *s, int name1, int name2, char *err, size_t errlen);
 int ks_star_merge(sim *s, int i, int j, double mnew, double *de, char *err, size_t errlen);
+int ks_star_reshape(sim *s, int i, int j, const double m[2], const double x[2][3], const double v[2][3],
+                    double *de, char *err, size_t errlen);
 
 /* Stellar collisions (ks_collide.c), only while s->star_radius is set:
  * two stars touch when their closest approach is below the sum of their

@@ -412,20 +412,25 @@ int ks_star_change_paired(sim *s, int k, int comp, double mnew, double *de, char
     return rc;
 }
 
+/* Two singles' new state: masses, positions, velocities at the current
+ * time (a mass of 0: the body leaves). */
+typedef struct two_state {
+    double m[2], x[2][3], v[2][3];
+} two_state;
+
 /* Every other body's polynomial loses the pulls of singles i and j and
- * gains that of the product (mass mn at xn, vn) from the current time on,
- * each in the part that holds it: i's and the product's where i is listed
- * (the product keeps i's slot), j's where j is. */
-static void correct_merge(sim *s, int i, int j, double mn, const double xn[3], const double vn[3],
-                          const vec3 *x, const vec3 *vp)
+ * gains their new ones (n) from the current time on, each in the part
+ * that holds it: i's old and new pull where i is listed, j's where j is. */
+static void correct_two(sim *s, int i, int j, const two_state *n, const vec3 *x, const vec3 *vp)
 {
     const double t = s->time, mi = s->m[i], mj = s->m[j];
 #pragma omp parallel for schedule(static)
     for (int k = s->ifirst; k < s->ntot; k++) {
         if (k == i || k == j || !(s->m[k] > 0.0)) continue;
         double fi[3] = {0, 0, 0}, fdi[3] = {0, 0, 0}, fj[3] = {0, 0, 0}, fdj[3] = {0, 0, 0};
-        add_pull(x[k], vp[k], mn, xn, vn, 1.0, fi, fdi);
+        add_pull(x[k], vp[k], n->m[0], n->x[0], n->v[0], 1.0, fi, fdi);
         add_pull(x[k], vp[k], mi, x[i], vp[i], -1.0, fi, fdi);
+        if (n->m[1] > 0.0) add_pull(x[k], vp[k], n->m[1], n->x[1], n->v[1], 1.0, fj, fdj);
         add_pull(x[k], vp[k], mj, x[j], vp[j], -1.0, fj, fdj);
         if (ks_listed(s, k, i))
             shift_in(NULL, NULL, s->fi[k], s->fid[k], fi, fdi, t - s->t0[k]);
@@ -444,13 +449,35 @@ static void correct_merge(sim *s, int i, int j, double mn, const double xn[3], c
     }
 }
 
-int ks_star_merge(sim *s, int i, int j, double mnew, double *de, char *err, size_t errlen)
+/* The total energy's change when singles i and j take state n: kinetic,
+ * their potential with the rest and with each other, the tidal field's. */
+static double two_energy(const sim *s, int i, int j, const two_state *n, const vec3 *x, const vec3 *v)
 {
-    if (i < s->ifirst || i >= s->n || j < s->ifirst || j >= s->n || i == j || !(mnew > 0.0)) {
-        snprintf(err, errlen, "stellar collision: slots %d, %d are not two singles or mass %g is "
-                 "not positive", i, j, mnew);
-        return -1;
+    const double mi = s->m[i], mj = s->m[j];
+    double d[3] = {x[i][0] - x[j][0], x[i][1] - x[j][1], x[i][2] - x[j][2]};
+    double de = -0.5 * (mi * dot3(v[i], v[i]) + mj * dot3(v[j], v[j])) +
+                mi * potential_point(s, x[i], i, j, x) + mj * potential_point(s, x[j], i, j, x) +
+                mi * mj / sqrt(dot3(d, d));
+    if (tide_on(&s->tide))
+        de -= tide_potential_energy(&s->tide, mi, x[i]) + tide_potential_energy(&s->tide, mj, x[j]);
+    for (int q = 0; q < 2; q++) {
+        if (!(n->m[q] > 0.0)) continue;
+        de += 0.5 * n->m[q] * dot3(n->v[q], n->v[q]) - n->m[q] * potential_point(s, n->x[q], i, j, x);
+        if (tide_on(&s->tide)) de += tide_potential_energy(&s->tide, n->m[q], n->x[q]);
     }
+    if (n->m[1] > 0.0) {
+        double dn[3] = {n->x[0][0] - n->x[1][0], n->x[0][1] - n->x[1][1], n->x[0][2] - n->x[1][2]};
+        de -= n->m[0] * n->m[1] / sqrt(dot3(dn, dn));
+    }
+    return de;
+}
+
+/* Singles i and j take state n (a zero mass for j: it leaves, slots above
+ * it move down one); the bodies that list either start again with them
+ * (their irregular force jumps), as do i and j.  Returns i's slot after,
+ * or -1 (err). */
+static int two_change(sim *s, int i, int j, const two_state *n, double *de, char *err, size_t errlen)
+{
     vec3 *v, *x = predicted(s, &v);
     int *idx = malloc(sizeof(int) * (s->ntot - s->ifirst + 1));
     if (!x || !idx) {
@@ -460,44 +487,75 @@ int ks_star_merge(sim *s, int i, int j, double mnew, double *de, char *err, size
         snprintf(err, errlen, "out of memory at a stellar collision");
         return -1;
     }
-    const double mi = s->m[i], mj = s->m[j], m = mi + mj;
-    double xn[3], vn[3], d[3];
-    for (int c = 0; c < 3; c++) {
-        xn[c] = (mi * x[i][c] + mj * x[j][c]) / m;
-        vn[c] = (mi * v[i][c] + mj * v[j][c]) / m;
-        d[c] = x[i][c] - x[j][c];
-    }
-    /* the total energy's change: kinetic, the two bodies' potential with
-     * the rest and with each other, the tidal field's */
-    *de = 0.5 * (mnew * dot3(vn, vn) - mi * dot3(v[i], v[i]) - mj * dot3(v[j], v[j])) -
-          mnew * potential_point(s, xn, i, j, (const vec3 *)x) +
-          mi * potential_point(s, x[i], i, j, (const vec3 *)x) +
-          mj * potential_point(s, x[j], i, j, (const vec3 *)x) + mi * mj / sqrt(dot3(d, d));
-    if (tide_on(&s->tide))
-        *de += tide_potential_energy(&s->tide, mnew, xn) - tide_potential_energy(&s->tide, mi, x[i]) -
-               tide_potential_energy(&s->tide, mj, x[j]);
-    correct_merge(s, i, j, mnew, xn, vn, (const vec3 *)x, (const vec3 *)v);
+    *de = two_energy(s, i, j, n, (const vec3 *)x, (const vec3 *)v);
+    correct_two(s, i, j, n, (const vec3 *)x, (const vec3 *)v);
     free(x);
     free(v);
-    /* the bodies that list either feel a jump of their irregular force:
-     * they start again, with the product (its own state changed) */
     int nb = 0;
     for (int k = s->ifirst; k < s->ntot; k++)
-        if (k == i || (k != j && s->m[k] > 0.0 && (ks_listed(s, k, i) || ks_listed(s, k, j))))
+        if (k == i || (k == j && n->m[1] > 0.0) ||
+            (k != j && s->m[k] > 0.0 && (ks_listed(s, k, i) || ks_listed(s, k, j))))
             idx[nb++] = k;
-    s->m[i] = mnew;
-    s->mtot += mnew - mi;
-    ks_remove_single(s, j); /* slots above j move down one */
+    s->mtot += n->m[0] - s->m[i];
+    s->m[i] = n->m[0];
+    int inew = i, jnew = j;
+    if (n->m[1] > 0.0) {
+        s->mtot += n->m[1] - s->m[j];
+        s->m[j] = n->m[1];
+    } else {
+        ks_remove_single(s, j); /* slots above j move down one (and its mass leaves mtot) */
+        for (int q = 0; q < nb; q++)
+            if (idx[q] > j) idx[q]--;
+        inew = i > j ? i - 1 : i;
+        jnew = -1;
+        newpoly_send(s, 0, NULL);
+        ks_clear_dirty(s);
+    }
     s->mmean = s->mtot / s->n;
-    for (int q = 0; q < nb; q++)
-        if (idx[q] > j) idx[q]--;
-    const int inew = i > j ? i - 1 : i;
-    newpoly_send(s, 0, NULL);
-    ks_clear_dirty(s);
     ks_restart_state(s, nb, idx, s->time);
-    memcpy(s->x0[inew], xn, sizeof xn);
-    memcpy(s->v0[inew], vn, sizeof vn);
+    memcpy(s->x0[inew], n->x[0], sizeof n->x[0]);
+    memcpy(s->v0[inew], n->v[0], sizeof n->v[0]);
+    if (jnew >= 0) {
+        memcpy(s->x0[jnew], n->x[1], sizeof n->x[1]);
+        memcpy(s->v0[jnew], n->v[1], sizeof n->v[1]);
+        newpoly_send_polynomials(s);
+    }
     int rc = newpoly_bodies(s, nb, idx, s->time, 0, err, errlen);
     free(idx);
     return rc ? -1 : inew;
+}
+
+int ks_star_reshape(sim *s, int i, int j, const double m[2], const double x[2][3], const double v[2][3],
+                    double *de, char *err, size_t errlen)
+{
+    if (i < s->ifirst || i >= s->n || j < s->ifirst || j >= s->n || i == j || !(m[0] > 0.0) || !(m[1] > 0.0)) {
+        snprintf(err, errlen, "stellar collision: slots %d, %d are not two singles or a mass is not positive",
+                 i, j);
+        return -1;
+    }
+    two_state n = {{m[0], m[1]}, {{0}}, {{0}}};
+    memcpy(n.x, x, sizeof n.x);
+    memcpy(n.v, v, sizeof n.v);
+    return two_change(s, i, j, &n, de, err, errlen) < 0 ? -1 : 0;
+}
+
+int ks_star_merge(sim *s, int i, int j, double mnew, double *de, char *err, size_t errlen)
+{
+    if (i < s->ifirst || i >= s->n || j < s->ifirst || j >= s->n || i == j || !(mnew > 0.0)) {
+        snprintf(err, errlen, "stellar collision: slots %d, %d are not two singles or mass %g is "
+                 "not positive", i, j, mnew);
+        return -1;
+    }
+    /* the product at the c.m. with the c.m. velocity (momentum kept; mass
+     * lost leaves with the c.m. velocity) */
+    double xi[3], vi[3], xj[3], vj[3];
+    sim_predict_one(s, i, s->time, xi, vi);
+    sim_predict_one(s, j, s->time, xj, vj);
+    const double mi = s->m[i], mj = s->m[j], m = mi + mj;
+    two_state n = {{mnew, 0.0}, {{0}}, {{0}}};
+    for (int c = 0; c < 3; c++) {
+        n.x[0][c] = (mi * xi[c] + mj * xj[c]) / m;
+        n.v[0][c] = (mi * vi[c] + mj * vj[c]) / m;
+    }
+    return two_change(s, i, j, &n, de, err, errlen);
 }
