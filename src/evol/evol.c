@@ -417,13 +417,16 @@ int evol_step(sim *s, int *resend_all, char *err, size_t errlen)
 
 /* ---- collisions ------------------------------------------------------------ */
 
-static void merge_line(evol_state *e, const sim *s, int name, const sse_star *was, const sse_star *now,
-                       int other, const sse_star *o)
+/* An event of two stars (a merger, a common envelope): the first star's
+ * name, type and mass before and after, then the other's name, type and
+ * mass. */
+static void pair_line(evol_state *e, const sim *s, const char *what, int name, const sse_star *was,
+                      const sse_star *now, int other, const sse_star *o)
 {
     if (!e->events) return;
-    fprintf(e->events, "%12.6f %12.4f %-8s %7d %-6s %-8s %10.5f %10.5f %8.2f %7d %-6s %10.5f\n",
-            s->time, s->time * e->o.tstar, "merge", name, type_name(was->kw), type_name(now->kw),
-            was->mass, now->mass, 0.0, other, type_name(o->kw), o->mass);
+    fprintf(e->events, "%12.6f %12.4f %-8s %7d %-6s %-8s %10.5f %10.5f %8.2f %7d %-6s %10.5f\n", s->time,
+            s->time * e->o.tstar, what, name, type_name(was->kw), type_name(now->kw), was->mass, now->mass, 0.0,
+            other, type_name(o->kw), o->mass);
 }
 
 /* NBODY6's mix.f: two main-sequence stars that meet fast and deep throw
@@ -500,15 +503,6 @@ static void orbit_of(double M, const double q[3], const double w[3], double *a, 
 
 static int giant_like(int kw) { return kw >= SSE_HG && kw <= SSE_HEGB && kw != SSE_HEMS; }
 
-static void ce_line(evol_state *e, const sim *s, const char *what, int name, const sse_star *was,
-                    const sse_star *now, int other, const sse_star *o)
-{
-    if (!e->events) return;
-    fprintf(e->events, "%12.6f %12.4f %-8s %7d %-6s %-8s %10.5f %10.5f %8.2f %7d %-6s %10.5f\n", s->time,
-            s->time * e->o.tstar, what, name, type_name(was->kw), type_name(now->kw), was->mass, now->mass, 0.0,
-            other, type_name(o->kw), o->mass);
-}
-
 /* A type change at the common envelope into a remnant counts and kicks as
  * at the star's own evolution (dm: the mass it lost); returns the kick. */
 static void ce_remnant(evol_state *e, int kw0, const sse_star *now, double dm, double vk[3])
@@ -539,6 +533,28 @@ static void settle(evol_state *e, int name, const sse_star *st, int lost)
         e->gone[lost - 1] = 1;
         e->radius[lost - 1] = 0.0;
     }
+}
+
+/* Singles i and j become the product prod (keeping `keep`'s slot, i);
+ * nothing left: both leave.  *de the energy change. */
+static int merge_bodies(sim *s, const evol_state *e, int i, int j, int keep, const sse_star *prod, double *de,
+                        char *err, size_t errlen)
+{
+    if (prod->kw == SSE_MASSLESS || !(prod->mass > 0.0)) {
+        double de2;
+        if (ks_star_remove(s, j, de, err, errlen)) return -1;
+        if (ks_star_remove(s, ks_slot_of_star(s, keep), &de2, err, errlen)) return -1;
+        *de += de2;
+        return 0;
+    }
+    return ks_star_merge(s, i, j, prod->mass / e->o.munit, de, err, errlen) < 0 ? -1 : 0;
+}
+
+static void count_merge(evol_state *e, const ks_coll *c, double dm_star)
+{
+    e->coll.n++;
+    e->coll.where[c->where >= 0 && c->where < 3 ? c->where : 0]++;
+    e->coll.dm += dm_star;
 }
 
 /* Stars c->name1 and c->name2 collide and one of them is giant-like: the
@@ -595,7 +611,7 @@ static int common_envelope(sim *s, evol_state *e, const ks_coll *c, int *resend_
         }
         if (ks_star_reshape(s, i, j, m, (const double(*)[3])x, (const double(*)[3])v, &de, err, errlen)) return -1;
         e->ce.binaries++;
-        ce_line(e, s, "ce", gname, &g0, &g, oname, &o);
+        pair_line(e, s, "ce", gname, &g0, &g, oname, &o);
         settle(e, gname, &g, 0);
         settle(e, oname, &o, 0);
         int rc = ks_star_pair(s, gname, oname, err, errlen);
@@ -616,19 +632,10 @@ static int common_envelope(sim *s, evol_state *e, const ks_coll *c, int *resend_
             e->ce.coalesced++;
         }
         const int ik = keep == gname ? i : j, jl = keep == gname ? j : i;
-        if (prod.kw == SSE_MASSLESS || !(prod.mass > 0.0)) { /* nothing left: both leave */
-            double de2;
-            if (ks_star_remove(s, jl, &de, err, errlen)) return -1;
-            if (ks_star_remove(s, ks_slot_of_star(s, keep), &de2, err, errlen)) return -1;
-            de += de2;
-        } else if (ks_star_merge(s, ik, jl, prod.mass / e->o.munit, &de, err, errlen) < 0) {
-            return -1;
-        }
-        ce_line(e, s, out == SSE_CE_TOUCH ? "merge" : "ce-merge", keep, keep == gname ? &g0 : &o0, &prod, lost,
+        if (merge_bodies(s, e, ik, jl, keep, &prod, &de, err, errlen)) return -1;
+        pair_line(e, s, out == SSE_CE_TOUCH ? "merge" : "ce-merge", keep, keep == gname ? &g0 : &o0, &prod, lost,
                 keep == gname ? &o0 : &g0);
-        e->coll.n++;
-        e->coll.where[c->where >= 0 && c->where < 3 ? c->where : 0]++;
-        e->coll.dm += dm_star;
+        count_merge(e, c, dm_star);
         settle(e, keep, &prod, lost);
         book(s, e, de, e1, keep, lost);
     }
@@ -650,8 +657,7 @@ static int collide(sim *s, evol_state *e, const ks_coll *c, int *resend_all, cha
     sse_star prod, sa = e->st[a - 1], sb = e->st[b - 1];
     double dm_star;
     const int keep = sse_merge(&e->c, &sa, &sb, T, &prod, &dm_star) ? a : b, lost = keep == a ? b : a;
-    const int audit = s->led.exact;
-    const double e1 = audit ? audit_energy(s) : 0.0;
+    const double e1 = s->led.exact ? audit_energy(s) : 0.0;
     int partner;
     /* both out of their systems (pair, chain, hierarchy), then one body */
     if (ks_star_isolate(s, keep, &partner, err, errlen) < 0) return -1;
@@ -668,42 +674,16 @@ static int collide(sim *s, evol_state *e, const ks_coll *c, int *resend_all, cha
             dm_star += dmf;
         }
     }
-    double de, de2 = 0.0;
-    if (prod.kw == SSE_MASSLESS || !(prod.mass > 0.0)) { /* nothing left: both leave */
-        if (ks_star_remove(s, j, &de, err, errlen)) return -1;
-        if (ks_star_remove(s, ks_slot_of_star(s, keep), &de2, err, errlen)) return -1;
-    } else if (ks_star_merge(s, i, j, prod.mass / e->o.munit, &de, err, errlen) < 0) {
-        return -1;
-    }
-    de += de2;
+    double de;
+    if (merge_bodies(s, e, i, j, keep, &prod, &de, err, errlen)) return -1;
     *resend_all = 1;
-    if (audit) {
-        const double de_exact = audit_energy(s) - e1;
-        if (fabs(de_exact - de) > e->audit_max) e->audit_max = fabs(de_exact - de);
-        de = de_exact;
-    }
-    e->booked -= de;
-    ledger_record(&s->led, LED_STAR, s->time, keep, lost, -de, 0.0, 0.0, 0.0);
     /* the mass the dynamics loses: what the stars threw off, and what
      * their states had lost and the dynamics not yet (small winds wait) */
-    const double dm = e->mdyn[a - 1] + e->mdyn[b - 1] - prod.mass;
-    e->cnt.dm += dm;
-    e->coll.dm += dm_star;
-    e->coll.n++;
-    e->coll.where[c->where >= 0 && c->where < 3 ? c->where : 0]++;
-    merge_line(e, s, keep, &e->st[keep - 1], &prod, lost, &e->st[lost - 1]); /* as they met */
-    e->st[keep - 1] = prod;
-    e->mdyn[keep - 1] = prod.mass;
-    e->mdyn[lost - 1] = 0.0;
-    e->gone[lost - 1] = 1;
-    e->radius[lost - 1] = 0.0;
-    e->radius[keep - 1] = prod.rad / e->o.rstar;
-    if (prod.kw == SSE_MASSLESS) {
-        e->gone[keep - 1] = 1;
-        e->radius[keep - 1] = 0.0;
-    } else {
-        e->tmin = fmin(e->tmin, prod.tnext);
-    }
+    e->cnt.dm += e->mdyn[a - 1] + e->mdyn[b - 1] - prod.mass;
+    count_merge(e, c, dm_star);
+    pair_line(e, s, "merge", keep, &e->st[keep - 1], &prod, lost, &e->st[lost - 1]); /* as they met */
+    settle(e, keep, &prod, lost);
+    book(s, e, de, e1, keep, lost);
     return 1;
 }
 
