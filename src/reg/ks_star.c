@@ -423,7 +423,7 @@ typedef struct two_state {
  * that holds it: i's old and new pull where i is listed, j's where j is. */
 static void correct_two(sim *s, int i, int j, const two_state *n, const vec3 *x, const vec3 *vp)
 {
-    const double t = s->time, mi = s->m[i], mj = s->m[j];
+    const double mi = s->m[i], mj = s->m[j];
 #pragma omp parallel for schedule(static)
     for (int k = s->ifirst; k < s->ntot; k++) {
         if (k == i || k == j || !(s->m[k] > 0.0)) continue;
@@ -432,20 +432,8 @@ static void correct_two(sim *s, int i, int j, const two_state *n, const vec3 *x,
         add_pull(x[k], vp[k], mi, x[i], vp[i], -1.0, fi, fdi);
         if (n->m[1] > 0.0) add_pull(x[k], vp[k], n->m[1], n->x[1], n->v[1], 1.0, fj, fdj);
         add_pull(x[k], vp[k], mj, x[j], vp[j], -1.0, fj, fdj);
-        if (ks_listed(s, k, i))
-            shift_in(NULL, NULL, s->fi[k], s->fid[k], fi, fdi, t - s->t0[k]);
-        else
-            shift_in(NULL, NULL, s->fr[k], s->frd[k], fi, fdi, t - s->t0r[k]);
-        if (ks_listed(s, k, j))
-            shift_in(NULL, NULL, s->fi[k], s->fid[k], fj, fdj, t - s->t0[k]);
-        else
-            shift_in(NULL, NULL, s->fr[k], s->frd[k], fj, fdj, t - s->t0r[k]);
-        double f[3], fd[3];
-        for (int c = 0; c < 3; c++) {
-            f[c] = fi[c] + fj[c];
-            fd[c] = fdi[c] + fdj[c];
-        }
-        shift_in(s->x0[k], s->v0[k], s->a[k], s->j[k], f, fd, t - s->t0[k]);
+        carry_change(s, k, ks_listed(s, k, i), fi, fdi);
+        carry_change(s, k, ks_listed(s, k, j), fj, fdj);
     }
 }
 
