@@ -503,12 +503,16 @@ static void orbit_of(double M, const double q[3], const double w[3], double *a, 
 
 static int giant_like(int kw) { return kw >= SSE_HG && kw <= SSE_HEGB && kw != SSE_HEMS; }
 
-/* A type change at the common envelope into a remnant counts and kicks as
- * at the star's own evolution (dm: the mass it lost); returns the kick. */
-static void ce_remnant(evol_state *e, int kw0, const sse_star *now, double dm, double vk[3])
+/* A remnant made by a common envelope or a merger counts and is kicked as
+ * at a star's own evolution (dm: the mass thrown off), as NBODY6's
+ * coal.f: a WD when none of the stars it came from was a remnant, a NS or
+ * BH when none was a NS or BH (kw_was: the highest of their types). */
+static void new_remnant(evol_state *e, int kw_was, const sse_star *now, double dm, double vk[3])
 {
     vk[0] = vk[1] = vk[2] = 0.0;
-    if (kw0 >= SSE_HEWD || now->kw < SSE_HEWD || now->kw > SSE_BH) return;
+    const int wd = now->kw >= SSE_HEWD && now->kw <= SSE_ONEWD && kw_was < SSE_HEWD;
+    const int nsbh = (now->kw == SSE_NS || now->kw == SSE_BH) && kw_was < SSE_NS;
+    if (!wd && !nsbh) return;
     if (now->kw == SSE_NS) e->cnt.sn_ns++;
     else if (now->kw == SSE_BH) e->cnt.sn_bh++;
     else e->cnt.wd++;
@@ -535,10 +539,11 @@ static void settle(evol_state *e, int name, const sse_star *st, int lost)
     }
 }
 
-/* Singles i and j become the product prod (keeping `keep`'s slot, i);
- * nothing left: both leave.  *de the energy change. */
-static int merge_bodies(sim *s, const evol_state *e, int i, int j, int keep, const sse_star *prod, double *de,
-                        char *err, size_t errlen)
+/* Singles i and j become the product prod (keeping `keep`'s slot, i),
+ * kicked by vk (km/s) when it is a new remnant; nothing left: both leave.
+ * *de the energy change. */
+static int merge_bodies(sim *s, const evol_state *e, int i, int j, int keep, const sse_star *prod,
+                        const double vk[3], double *de, char *err, size_t errlen)
 {
     if (prod->kw == SSE_MASSLESS || !(prod->mass > 0.0)) {
         double de2;
@@ -547,7 +552,13 @@ static int merge_bodies(sim *s, const evol_state *e, int i, int j, int keep, con
         *de += de2;
         return 0;
     }
-    return ks_star_merge(s, i, j, prod->mass / e->o.munit, de, err, errlen) < 0 ? -1 : 0;
+    const int k = ks_star_merge(s, i, j, prod->mass / e->o.munit, de, err, errlen);
+    if (k < 0) return -1;
+    if (vk[0] == 0.0 && vk[1] == 0.0 && vk[2] == 0.0) return 0;
+    double dv[3] = {vk[0] / e->o.vstar, vk[1] / e->o.vstar, vk[2] / e->o.vstar}, de2;
+    if (ks_star_change(s, k, s->m[k], dv, KS_STAR_ALL, &de2, err, errlen)) return -1;
+    *de += de2;
+    return 0;
 }
 
 static void count_merge(evol_state *e, const ks_coll *c, double dm_star)
@@ -598,8 +609,8 @@ static int common_envelope(sim *s, evol_state *e, const ks_coll *c, int *resend_
         /* two stars at the pericentre of the orbit left, in the old orbit's
          * plane and direction, their c.m. where it was */
         double vk[3], vko[3];
-        ce_remnant(e, g0.kw, &g, g0.mass - g.mass, vk);
-        ce_remnant(e, o0.kw, &o, o0.mass - o.mass, vko); /* a giant companion's core too */
+        new_remnant(e, g0.kw, &g, g0.mass - g.mass, vk);
+        new_remnant(e, o0.kw, &o, o0.mass - o.mass, vko); /* a giant companion's core too */
         const double m[2] = {g.mass / e->o.munit, o.mass / e->o.munit}, Mn = m[0] + m[1];
         const double rp = sep / e->o.rstar * (1.0 - ecc), vp = sqrt(Mn * (1.0 + ecc) / rp);
         double x[2][3], v[2][3];
@@ -632,7 +643,9 @@ static int common_envelope(sim *s, evol_state *e, const ks_coll *c, int *resend_
             e->ce.coalesced++;
         }
         const int ik = keep == gname ? i : j, jl = keep == gname ? j : i;
-        if (merge_bodies(s, e, ik, jl, keep, &prod, &de, err, errlen)) return -1;
+        double vk[3];
+        new_remnant(e, g0.kw > o0.kw ? g0.kw : o0.kw, &prod, g0.mass + o0.mass - prod.mass, vk);
+        if (merge_bodies(s, e, ik, jl, keep, &prod, vk, &de, err, errlen)) return -1;
         pair_line(e, s, out == SSE_CE_TOUCH ? "merge" : "ce-merge", keep, keep == gname ? &g0 : &o0, &prod, lost,
                 keep == gname ? &o0 : &g0);
         count_merge(e, c, dm_star);
@@ -674,8 +687,9 @@ static int collide(sim *s, evol_state *e, const ks_coll *c, int *resend_all, cha
             dm_star += dmf;
         }
     }
-    double de;
-    if (merge_bodies(s, e, i, j, keep, &prod, &de, err, errlen)) return -1;
+    double de, vk[3];
+    new_remnant(e, sa.kw > sb.kw ? sa.kw : sb.kw, &prod, sa.mass + sb.mass - prod.mass, vk);
+    if (merge_bodies(s, e, i, j, keep, &prod, vk, &de, err, errlen)) return -1;
     *resend_all = 1;
     /* the mass the dynamics loses: what the stars threw off, and what
      * their states had lost and the dynamics not yet (small winds wait) */
