@@ -418,14 +418,15 @@ int evol_step(sim *s, int *resend_all, char *err, size_t errlen)
 /* ---- collisions ------------------------------------------------------------ */
 
 /* An event of two stars (a merger, a common envelope): the first star's
- * name, type and mass before and after, then the other's name, type and
- * mass. */
+ * name, type and mass before and after, its kick (km/s; NULL: none), then
+ * the other's name, type and mass. */
 static void pair_line(evol_state *e, const sim *s, const char *what, int name, const sse_star *was,
-                      const sse_star *now, int other, const sse_star *o)
+                      const sse_star *now, const double vk[3], int other, const sse_star *o)
 {
     if (!e->events) return;
+    const double v = vk ? sqrt(vk[0] * vk[0] + vk[1] * vk[1] + vk[2] * vk[2]) : 0.0;
     fprintf(e->events, "%12.6f %12.4f %-8s %7d %-6s %-8s %10.5f %10.5f %8.2f %7d %-6s %10.5f\n", s->time,
-            s->time * e->o.tstar, what, name, type_name(was->kw), type_name(now->kw), was->mass, now->mass, 0.0,
+            s->time * e->o.tstar, what, name, type_name(was->kw), type_name(now->kw), was->mass, now->mass, v,
             other, type_name(o->kw), o->mass);
 }
 
@@ -622,7 +623,7 @@ static int common_envelope(sim *s, evol_state *e, const ks_coll *c, int *resend_
         }
         if (ks_star_reshape(s, i, j, m, (const double(*)[3])x, (const double(*)[3])v, &de, err, errlen)) return -1;
         e->ce.binaries++;
-        pair_line(e, s, "ce", gname, &g0, &g, oname, &o);
+        pair_line(e, s, "ce", gname, &g0, &g, vk, oname, &o);
         settle(e, gname, &g, 0);
         settle(e, oname, &o, 0);
         int rc = ks_star_pair(s, gname, oname, err, errlen);
@@ -646,8 +647,8 @@ static int common_envelope(sim *s, evol_state *e, const ks_coll *c, int *resend_
         double vk[3];
         new_remnant(e, g0.kw > o0.kw ? g0.kw : o0.kw, &prod, g0.mass + o0.mass - prod.mass, vk);
         if (merge_bodies(s, e, ik, jl, keep, &prod, vk, &de, err, errlen)) return -1;
-        pair_line(e, s, out == SSE_CE_TOUCH ? "merge" : "ce-merge", keep, keep == gname ? &g0 : &o0, &prod, lost,
-                keep == gname ? &o0 : &g0);
+        pair_line(e, s, out == SSE_CE_TOUCH ? "merge" : "ce-merge", keep, keep == gname ? &g0 : &o0, &prod, vk,
+                  lost, keep == gname ? &o0 : &g0);
         count_merge(e, c, dm_star);
         settle(e, keep, &prod, lost);
         book(s, e, de, e1, keep, lost);
@@ -695,7 +696,7 @@ static int collide(sim *s, evol_state *e, const ks_coll *c, int *resend_all, cha
      * their states had lost and the dynamics not yet (small winds wait) */
     e->cnt.dm += e->mdyn[a - 1] + e->mdyn[b - 1] - prod.mass;
     count_merge(e, c, dm_star);
-    pair_line(e, s, "merge", keep, &e->st[keep - 1], &prod, lost, &e->st[lost - 1]); /* as they met */
+    pair_line(e, s, "merge", keep, &e->st[keep - 1], &prod, vk, lost, &e->st[lost - 1]); /* as they met */
     settle(e, keep, &prod, lost);
     book(s, e, de, e1, keep, lost);
     return 1;
