@@ -447,7 +447,8 @@ static void test_merge_core(void)
         double dm;
         sse_merge(&c, &ms, &x, 0.0, &out, &dm);
         const double core = cases[q].kw2 == SSE_HEMS ? cases[q].m2 : x.mass;
-        CHECK(out.kw == cases[q].want && fabs(out.mc - core) < 0.02 * core && fabs(out.mass + dm - 1.0 - x.mass) < 1e-12,
+        CHECK(out.kw == cases[q].want && fabs(out.mc - core) < 0.02 * core &&
+                  fabs(out.mass + dm - 1.0 - x.mass) < 1e-12,
               "MS 1 Msun + type %d %.1f Msun: type %d (want %d), core %.4f Msun (the swallowed star's %.4f), "
               "mass %.4f + lost %.4f", cases[q].kw2, cases[q].m2, out.kw, cases[q].want, out.mc, core, out.mass, dm);
     }

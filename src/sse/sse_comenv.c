@@ -69,7 +69,10 @@ static void ce_eval(const sse_consts *c, ce_star *s, int clip)
 static int giant_like(int kw) { return kw >= SSE_HG && kw <= SSE_HEGB && kw != SSE_HEMS; }
 
 /* Moment of inertia per unit spin: envelope and core. */
-static double inertia(const ce_star *s) { return s->k2 * s->r * s->r * (s->mt - s->mc) + CE_K3 * s->rc * s->rc * s->mc; }
+static double inertia(const ce_star *s)
+{
+    return s->k2 * s->r * s->r * (s->mt - s->mc) + CE_K3 * s->rc * s->rc * s->mc;
+}
 
 /* Spin rate from spin angular momentum (0 for a body without inertia). */
 static double spin_rate(const ce_star *s)
