@@ -393,10 +393,12 @@ static void checkpointed(void)
     s->evol->coll.n = 7;
     s->evol->coll.where[KS_COLL_CHAIN] = 3;
     s->evol->coll.dm = 0.25;
+    s->evol->ce = (evol_ce_counts){.n = 5, .binaries = 3, .coalesced = 1, .touched = 1, .dm = 1.5};
     wbuf w = {0};
     evol_save(&w, s);
     ks_collisions_restore(s, NULL, 0);
     memset(&s->evol->coll, 0, sizeof s->evol->coll);
+    memset(&s->evol->ce, 0, sizeof s->evol->ce);
     rbuf r = {w.p, w.len, 0, 0};
     const int rc = evol_load(&r, s);
     const ks_coll *got;
@@ -407,6 +409,9 @@ static void checkpointed(void)
                got[k].where == want[k].where;
     CHECK(same && s->evol->coll.n == 7 && s->evol->coll.where[KS_COLL_CHAIN] == 3 && s->evol->coll.dm == 0.25,
           "checkpoint: the collisions waiting and the counts come back from SEVO (%d waiting)", n);
+    const evol_ce_counts *ce = &s->evol->ce;
+    CHECK(ce->n == 5 && ce->binaries == 3 && ce->coalesced == 1 && ce->touched == 1 && ce->dm == 1.5,
+          "checkpoint: the common envelopes' counts come back from SEVO (version 3)");
     free(w.p);
     run_end(s);
 }
