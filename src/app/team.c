@@ -14,8 +14,12 @@
 
 int team_default_size(int cores, int host_threads)
 {
-    int spare = cores >= 32 ? cores / 16 : 0;
-    int n = cores - (host_threads > spare ? host_threads : spare);
+    const int unit = cores >= 32 ? cores / 16 : 0;
+    /* the reserve, and on a big machine a unit more for each GPU host
+     * thread beyond the first (team.h says what was measured) */
+    int spare = host_threads > unit ? host_threads : unit;
+    if (host_threads > 1) spare += unit * (host_threads - 1);
+    int n = cores - spare;
     return n > 1 ? n : 1;
 }
 

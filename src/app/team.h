@@ -15,9 +15,15 @@
  * more one core in 16 for the kernel's and the CUDA driver's threads, which
  * would otherwise take a core from a spinning team now and then and stall
  * its barriers (on the 32-core two-GPU virtual machines measured, 32
- * spinning threads also drew steal time that 30 did not), and at least one
- * core for each extra GPU's host thread.  Measured best on those machines:
- * 30 threads of 32 with one GPU and with two, all 16 of 16
+ * spinning threads also drew steal time that 30 did not), at least one
+ * core for each extra GPU's host thread, and on 32 cores or more another
+ * such unit for each GPU host thread beyond the first.  Measured best on
+ * those machines: 30 threads of 32 with one GPU and with two, all 16 of 16;
+ * on a 64-core four-GPU host (three host threads, whose jobs and 2 ms spins
+ * come at every regular force) 1M bodies' block steps took 8-12 s with 48
+ * or 52 threads, 18-28 s with 56 and 42 s with 60 (the serial prediction
+ * of the small blocks slowed most: a spinning team of 60 beside three
+ * spinning host threads leaves the driver no core), so 52 there
  * (docs/BENCHMARKS.md, "Two GPUs and thread teams").
  *
  * Then, whoever chose the size, the team shrinks while other processes use
