@@ -605,6 +605,7 @@ int main(void)
     in_chain();
     in_hierarchy();
     ce_run(5.0, 0);
+    ce_run(5.0, 1);
     ce_run(20.0, 1);
     checkpointed();
     return check_done();

@@ -626,10 +626,10 @@ static int common_envelope(sim *s, evol_state *e, const ks_coll *c, int *resend_
         pair_line(e, s, "ce", gname, &g0, &g, vk, oname, &o);
         settle(e, gname, &g, 0);
         settle(e, oname, &o, 0);
+        book(s, e, de, e1, gname, oname); /* before the pair forms: its jump is the ledger's own */
         int rc = ks_star_pair(s, gname, oname, err, errlen);
         if (rc < 0) return -1;
         e->cnt.pairs_reformed += rc;
-        book(s, e, de, e1, gname, oname);
     } else {
         /* one star left at the c.m.: the coalesced cores, or what a
          * collision of the stars left by the envelope's passage makes */
