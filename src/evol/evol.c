@@ -671,13 +671,14 @@ static int collide(sim *s, evol_state *e, const ks_coll *c, int *resend_all, cha
     sse_star prod, sa = e->st[a - 1], sb = e->st[b - 1];
     double dm_star;
     const int keep = sse_merge(&e->c, &sa, &sb, T, &prod, &dm_star) ? a : b, lost = keep == a ? b : a;
-    const double e1 = s->led.exact ? audit_energy(s) : 0.0;
     int partner;
-    /* both out of their systems (pair, chain, hierarchy), then one body */
+    /* both out of their systems (pair, chain, hierarchy; their own jumps
+     * are the ledger's), then one body */
     if (ks_star_isolate(s, keep, &partner, err, errlen) < 0) return -1;
     const int j = ks_star_isolate(s, lost, &partner, err, errlen);
     if (j < 0) return -1;
     const int i = ks_slot_of_star(s, keep);
+    const double e1 = s->led.exact ? audit_energy(s) : 0.0;
     if (sa.kw <= SSE_MS && sb.kw <= SSE_MS) { /* the lighter (lost) throws off part of itself */
         const double dmf = forced_loss(s, e, i, j, c->q) * e->o.munit;
         if (dmf > 0.0) {
