@@ -146,7 +146,7 @@ static void by_hand(void)
     double p0[3], m0, p1[3], m1;
     momentum(s, p0, &m0);
     double e0 = checks_energy(s), de = 0.0, mi = i >= 0 ? s->m[i] : 0.0, mj = j >= 0 ? s->m[j] : 0.0;
-    int k = i >= 0 && j >= 0 ? ks_star_merge(s, i, j, mi + mj, &de, err, sizeof err) : -1;
+    int k = i >= 0 && j >= 0 ? ks_star_merge(s, i, j, mi + mj, NULL, &de, err, sizeof err) : -1;
     newpoly_send(s, 0, NULL);
     block_reschedule(s->bs);
     double e1 = checks_energy(s);

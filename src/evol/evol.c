@@ -119,6 +119,14 @@ static void remnant_kick(evol_state *e, int kw, double m, double dm, double out[
     }
 }
 
+/* A remnant of type kw formed (NS, BH or WD): counted. */
+static void count_remnant(evol_state *e, int kw)
+{
+    if (kw == SSE_NS) e->cnt.sn_ns++;
+    else if (kw == SSE_BH) e->cnt.sn_bh++;
+    else e->cnt.wd++;
+}
+
 /* ---- the state ------------------------------------------------------------ */
 
 static void free_state(evol_state *e)
@@ -393,12 +401,7 @@ int evol_step(sim *s, int *resend_all, char *err, size_t errlen)
         double vk[3] = {0, 0, 0};
         if (nw.remnant) {
             remnant_kick(e, nw.kw1, st->mass, nw.dm_remnant, vk);
-            if (nw.remnant == 1) {
-                if (nw.kw1 == SSE_NS) e->cnt.sn_ns++;
-                else e->cnt.sn_bh++;
-            } else {
-                e->cnt.wd++;
-            }
+            count_remnant(e, nw.kw1);
             event_line(e, s, nw.remnant == 1 ? "sn" : "wd", k + 1, nw.kw0, nw.kw1, nw.m0, st->mass, vk);
         } else if (nw.kw1 != nw.kw0) {
             event_line(e, s, "type", k + 1, nw.kw0, nw.kw1, nw.m0, st->mass, NULL);
@@ -514,9 +517,7 @@ static void new_remnant(evol_state *e, int kw_was, const sse_star *now, double d
     const int wd = now->kw >= SSE_HEWD && now->kw <= SSE_ONEWD && kw_was < SSE_HEWD;
     const int nsbh = (now->kw == SSE_NS || now->kw == SSE_BH) && kw_was < SSE_NS;
     if (!wd && !nsbh) return;
-    if (now->kw == SSE_NS) e->cnt.sn_ns++;
-    else if (now->kw == SSE_BH) e->cnt.sn_bh++;
-    else e->cnt.wd++;
+    count_remnant(e, now->kw);
     remnant_kick(e, now->kw, now->mass, dm, vk);
     if (vk[0] != 0.0 || vk[1] != 0.0 || vk[2] != 0.0) e->cnt.kicks++;
 }
@@ -553,13 +554,8 @@ static int merge_bodies(sim *s, const evol_state *e, int i, int j, int keep, con
         *de += de2;
         return 0;
     }
-    const int k = ks_star_merge(s, i, j, prod->mass / e->o.munit, de, err, errlen);
-    if (k < 0) return -1;
-    if (vk[0] == 0.0 && vk[1] == 0.0 && vk[2] == 0.0) return 0;
-    double dv[3] = {vk[0] / e->o.vstar, vk[1] / e->o.vstar, vk[2] / e->o.vstar}, de2;
-    if (ks_star_change(s, k, s->m[k], dv, KS_STAR_ALL, &de2, err, errlen)) return -1;
-    *de += de2;
-    return 0;
+    const double dv[3] = {vk[0] / e->o.vstar, vk[1] / e->o.vstar, vk[2] / e->o.vstar};
+    return ks_star_merge(s, i, j, prod->mass / e->o.munit, dv, de, err, errlen) < 0 ? -1 : 0;
 }
 
 static void count_merge(evol_state *e, const ks_coll *c, double dm_star)

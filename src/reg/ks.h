@@ -220,7 +220,8 @@ int ks_partial_flush(sim *s, double t, char *err, size_t errlen);
  * ks_star_merge: singles i and j collide: j leaves, i becomes the product
  *   of mass mnew (> 0) at their c.m. position with their c.m. velocity
  *   (momentum conserved; mnew < m_i + m_j: the mass lost leaves with the
- *   c.m. velocity); the other bodies' polynomials are corrected, those
+ *   c.m. velocity), plus dv when it is not NULL (a new remnant's kick);
+ *   the other bodies' polynomials are corrected, those
  *   that listed either start again with the product; *de the total
  *   energy's change.  Returns the product's slot or -1 (err); every body
  *   was sent to the libraries again.
@@ -238,7 +239,7 @@ int ks_star_change(sim *s, int i, double mnew, const double dv[3], int near, dou
 int ks_star_change_paired(sim *s, int k, int comp, double mnew, double *de, char *err, size_t errlen);
 int ks_star_remove(sim *s, int i, double *de, char *err, size_t errlen);
 int ks_star_pair(sim *s, int name1, int name2, char *err, size_t errlen);
-int ks_star_merge(sim *s, int i, int j, double mnew, double *de, char *err, size_t errlen);
+int ks_star_merge(sim *s, int i, int j, double mnew, const double dv[3], double *de, char *err, size_t errlen);
 int ks_star_reshape(sim *s, int i, int j, const double m[2], const double x[2][3], const double v[2][3],
                     double *de, char *err, size_t errlen);
 

@@ -527,7 +527,7 @@ int ks_star_reshape(sim *s, int i, int j, const double m[2], const double x[2][3
     return two_change(s, i, j, &n, de, err, errlen) < 0 ? -1 : 0;
 }
 
-int ks_star_merge(sim *s, int i, int j, double mnew, double *de, char *err, size_t errlen)
+int ks_star_merge(sim *s, int i, int j, double mnew, const double dv[3], double *de, char *err, size_t errlen)
 {
     if (i < s->ifirst || i >= s->n || j < s->ifirst || j >= s->n || i == j || !(mnew > 0.0)) {
         snprintf(err, errlen, "stellar collision: slots %d, %d are not two singles or mass %g is "
@@ -543,7 +543,7 @@ int ks_star_merge(sim *s, int i, int j, double mnew, double *de, char *err, size
     two_state n = {{mnew, 0.0}, {{0}}, {{0}}};
     for (int c = 0; c < 3; c++) {
         n.x[0][c] = (mi * xi[c] + mj * xj[c]) / m;
-        n.v[0][c] = (mi * vi[c] + mj * vj[c]) / m;
+        n.v[0][c] = (mi * vi[c] + mj * vj[c]) / m + (dv ? dv[c] : 0.0);
     }
     return two_change(s, i, j, &n, de, err, errlen);
 }
