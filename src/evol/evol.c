@@ -505,8 +505,6 @@ static void orbit_of(double M, const double q[3], const double w[3], double *a, 
     cross3(h, p, u);
 }
 
-static int giant_like(int kw) { return kw >= SSE_HG && kw <= SSE_HEGB && kw != SSE_HEMS; }
-
 /* A remnant made by a common envelope or a merger counts and is kicked as
  * at a star's own evolution (dm: the mass thrown off), as NBODY6's
  * coal.f: a WD when none of the stars it came from was a remnant, a NS or
@@ -572,7 +570,7 @@ static int common_envelope(sim *s, evol_state *e, const ks_coll *c, int *resend_
     const double T = s->time * e->o.tstar;
     /* the giant is star 1 (of two giants, the larger) */
     const sse_star *s1 = &e->st[c->name1 - 1], *s2 = &e->st[c->name2 - 1];
-    const int g1 = giant_like(s1->kw) && (!giant_like(s2->kw) || s1->rad >= s2->rad);
+    const int g1 = sse_giant_like(s1->kw) && (!sse_giant_like(s2->kw) || s1->rad >= s2->rad);
     const int gname = g1 ? c->name1 : c->name2, oname = g1 ? c->name2 : c->name1;
     int partner;
     if (ks_star_isolate(s, gname, &partner, err, errlen) < 0) return -1;

@@ -112,6 +112,9 @@ void sse_update(const sse_consts *c, sse_star *s, sse_change *ch);
 /* (c) All updates due up to time t; returns the mass lost. */
 double sse_evolve(const sse_consts *c, sse_star *s, double t);
 
+/* Giant-like: a star with a core and an envelope (types 2-6, 8, 9), the
+ * ones whose collisions are common envelopes (sse_merge.c). */
+int sse_giant_like(int kw);
 /* Collisions (sse_merge.c): the product's type for colliding stars of
  * types k1, k2 (BSE's table, symmetric; > 100: a common-envelope case, the
  * type left being the value less 100; -1 for a type outside 0..14). */

@@ -66,8 +66,6 @@ static void ce_eval(const sse_consts *c, ce_star *s, int clip)
     ce_hrdiag(c, s);
 }
 
-static int giant_like(int kw) { return kw >= SSE_HG && kw <= SSE_HEGB && kw != SSE_HEMS; }
-
 /* Moment of inertia per unit spin: envelope and core. */
 static double inertia(const ce_star *s)
 {
@@ -291,7 +289,7 @@ static int spiral_in(const sse_consts *c, ce_star *s1, ce_star *s2, int kw2_was,
 {
     double ebindi = s1->mt * (s1->mt - s1->mc) / (lamb1 * s1->r);
     double eorbi = s1->mc * s2->mt / (2.0 * *sep);
-    if (giant_like(s2->kw)) {
+    if (sse_giant_like(s2->kw)) {
         ebindi += s2->mt * (s2->mt - s2->mc) / (envelope_lambda(c, kw2_was, s2) * s2->r);
         eorbi = s1->mc * s2->mc / (2.0 * *sep);
     }

@@ -58,7 +58,7 @@ int sse_collision_type(int k1, int k2)
     return ktype[k1][k2];
 }
 
-static int giant(int kw) { return (kw >= SSE_HG && kw <= SSE_TPAGB) || kw == SSE_HEHG || kw == SSE_HEGB; }
+int sse_giant_like(int kw) { return kw >= SSE_HG && kw <= SSE_HEGB && kw != SSE_HEMS; }
 
 int sse_merge(const sse_consts *c, const sse_star *a, const sse_star *b, double t, sse_star *out,
               double *dm)
@@ -93,7 +93,7 @@ int sse_merge(const sse_consts *c, const sse_star *a, const sse_star *b, double 
         /* common envelope (BSE's treatment is binary evolution): the giant
          * keeps its evolutionary state (initial mass, age: its core) and
          * takes the other star into its envelope */
-        const sse_star *g = giant(k1) ? s1 : s2;
+        const sse_star *g = sse_giant_like(k1) ? s1 : s2;
         kw = icase - 100;
         m0 = g->m0;
         age = t - g->epoch;
