@@ -251,11 +251,13 @@ void runlog_setup_walls(runlog *r, const sim *s)
     const timers *t = &s->tm;
     const process_timers *p = &s->ptm;
     runlog_note(r, "set-up wall time %.3f s: initial model %.3f s, state %.3f s, libraries %.3f s, "
-                "start-up %.3f s (lists with the regular force %.3f s and %lld overflow retries, irregular "
-                "force %.3f s, derivatives %.3f s, the rest %.3f s), first check %.3f s (potential %.3f s)",
+                "start-up %.3f s (lists with the regular force %.3f s and %lld overflow retries taking "
+                "%.3f s, irregular force %.3f s, derivatives %.3f s of which the sums %.3f s, the rest "
+                "%.3f s; sends to the libraries %.3f s in all), first check %.3f s (potential %.3f s)",
                 setup_wall(r, s), r->walls.model, p->state, p->libraries, t->startup, p->lists,
-                (long long)s->cnt.nb_overflow_retries, p->irregular, p->derivatives,
-                t->startup - p->lists - p->irregular - p->derivatives, p->first_check, p->checks_pot);
+                (long long)s->cnt.nb_overflow_retries, p->retries, p->irregular, p->derivatives, p->sums,
+                t->startup - p->lists - p->irregular - p->derivatives, p->sends, p->first_check,
+                p->checks_pot);
 }
 
 /* The parts: set-up (this process's, zero after a restart), block steps,
@@ -371,9 +373,10 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
     fprintf(f, "  \"wall_process_s\": %.6g,\n", w.process);
     fprintf(f, "  \"wall_setup_s\": {\"total\": %.6g, \"initial_model\": %.6g, \"state\": %.6g, "
                "\"libraries\": %.6g, \"startup_lists\": %.6g, \"startup_irregular\": %.6g, "
-               "\"startup_derivatives\": %.6g, \"first_check\": %.6g},\n",
+               "\"startup_derivatives\": %.6g, \"startup_retries\": %.6g, \"startup_sums\": %.6g, "
+               "\"startup_sends\": %.6g, \"first_check\": %.6g},\n",
             w.setup, r->walls.model, s->ptm.state, s->ptm.libraries, s->ptm.lists, s->ptm.irregular,
-            s->ptm.derivatives, s->ptm.first_check);
+            s->ptm.derivatives, s->ptm.retries, s->ptm.sums, s->ptm.sends, s->ptm.first_check);
     fprintf(f, "  \"wall_checks_s\": {\"count\": %lld, \"total\": %.6g, \"potential\": %.6g},\n",
             s->ptm.nchecks, s->ptm.checks, s->ptm.checks_pot);
     fprintf(f, "  \"wall_snapshots_s\": %.6g,\n  \"wall_checkpoints_s\": %.6g,\n", r->walls.snapshots,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <omp.h>
 #include "core/forces.h"
 #include "common/parallel.h"
 #include "common/predict.h"
@@ -287,6 +288,7 @@ static void regf_retry_overflowed(sim *s, int ni, const int *ilist, vec3 *a, vec
     int m = 0;
     for (int k = 0; k < ni; k++) m += nnb[k] < 0;
     if (m == 0) return;
+    const double w0 = omp_get_wtime();
     int *pos = malloc(sizeof(int) * m), *tn = malloc(sizeof(int) * m);
     int *tl = malloc(sizeof(int) * (size_t)m * nbmax);
     vec3 *ta = malloc(sizeof(vec3) * m), *tj = malloc(sizeof(vec3) * m);
@@ -323,6 +325,7 @@ static void regf_retry_overflowed(sim *s, int ni, const int *ilist, vec3 *a, vec
     }
     regf_in_free(&r);
     free(pos); free(tn); free(tl); free(ta); free(tj);
+    s->ptm.retry_all += omp_get_wtime() - w0;
 }
 
 void regular_force_begin(sim *s, int ni, const int *ilist, regf_in *r)

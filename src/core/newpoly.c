@@ -68,6 +68,14 @@ void newpoly_send_polynomials(sim *s)
     free(idx);
 }
 
+/* newpoly_send, its time in the start-up's timers */
+static void timed_send(sim *s, int nb, const int *idx, int start)
+{
+    const double w0 = omp_get_wtime();
+    newpoly_send(s, nb, idx);
+    if (start) s->ptm.sends += omp_get_wtime() - w0;
+}
+
 /* Lists and regular force; only the bodies whose list is too short are
  * asked again (each body's force and list depend on its own radius alone). */
 static void new_lists(sim *s, int nb, const int *idx, vec3 *fr, vec3 *frd)
@@ -140,7 +148,7 @@ static void tide_derivatives_at_start(sim *s, int nb, const int *idx)
 
 /* Second and third derivatives of both parts from every body's polynomial
  * at t (the bodies' own a, j already total). */
-static void derivatives(sim *s, int nb, const int *idx, double t)
+static void derivatives(sim *s, int nb, const int *idx, double t, int start)
 {
     vec3 *xs = malloc(sizeof(vec3) * nb), *vs = malloc(sizeof(vec3) * nb);
     vec3 *as = malloc(sizeof(vec3) * nb), *js = malloc(sizeof(vec3) * nb);
@@ -158,8 +166,10 @@ static void derivatives(sim *s, int nb, const int *idx, double t)
         dtr[k] = s->dtr[i];
     }
     gpunb_predict(s->nb, t);
+    const double w0 = omp_get_wtime();
     gpunb_fpoly(s->nb, nb, idx, h2, dtr, (const double(*)[3])xs, (const double(*)[3])vs,
                 (const double(*)[3])as, (const double(*)[3])js, d2i, d3i, d2r, d3r);
+    if (start) s->ptm.sums += omp_get_wtime() - w0;
     for (int k = 0; k < nb; k++) {
         const int i = idx[k];
         memcpy(s->d2[i], d2i[k], sizeof(vec3));
@@ -183,7 +193,7 @@ int newpoly_bodies(sim *s, int nb, const int *idx, double t, unsigned flags, cha
         memset(s->a[i], 0, sizeof(vec3));
         memset(s->j[i], 0, sizeof(vec3));
     }
-    newpoly_send(s, nb, idx);
+    timed_send(s, nb, idx, start);
     if (reg) reg->begin(s, nb, idx, t, flags);
     gpunb_predict(s->nb, t);
 
@@ -193,9 +203,10 @@ int newpoly_bodies(sim *s, int nb, const int *idx, double t, unsigned flags, cha
     int *nnb = malloc(sizeof(int) * nb);
     if (!fr || !frd || !fi || !fid || !lp || !nnb) nomem();
     /* the start-up's parts go to the process's timers (sim.h) */
-    double w0 = omp_get_wtime();
+    double w0 = omp_get_wtime(), r0 = s->ptm.retry_all;
     new_lists(s, nb, idx, fr, frd);
     if (start) s->ptm.lists += omp_get_wtime() - w0;
+    if (start) s->ptm.retries += s->ptm.retry_all - r0;
     for (int k = 0; k < nb; k++) {
         const int i = idx[k];
         gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
@@ -228,13 +239,13 @@ int newpoly_bodies(sim *s, int nb, const int *idx, double t, unsigned flags, cha
 
         /* every body's a, j at t is in the libraries before the sums */
         w0 = omp_get_wtime();
-        newpoly_send(s, nb, idx);
-        derivatives(s, nb, idx, t);
+        timed_send(s, nb, idx, start);
+        derivatives(s, nb, idx, t, start);
         if (start) s->ptm.derivatives += omp_get_wtime() - w0;
         if (start && tide_on(&s->tide)) tide_derivatives_at_start(s, nb, idx);
         for (int k = 0; k < nb; k++) steps_first(s, idx[k], t);
         if (reg) reg->end(s, nb, idx, t, flags);
-        newpoly_send(s, nb, idx);
+        timed_send(s, nb, idx, start);
     }
     free(fr); free(frd); free(fi); free(fid); free(lp); free(nnb);
     return rc ? -1 : 0;

@@ -73,6 +73,10 @@ typedef struct timers {
  * them from zero. */
 typedef struct process_timers {
     double state, libraries, lists, irregular, derivatives, first_check;
+    /* inside the start-up's parts: its sends to the libraries, its lists'
+     * overflow retries, the derivatives' sums (gpunb_fpoly) */
+    double sends, retries, sums;
+    double retry_all;   /* every overflow retry's time (forces.c), start-up or block step */
     double checks, checks_pot;
     double stars;   /* KZ(19) = 3: stellar evolution's updates and collisions between blocks */
     long long nchecks;
