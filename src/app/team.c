@@ -19,6 +19,8 @@ int team_default_size(int cores, int host_threads)
      * thread beyond the first (team.h says what was measured) */
     int spare = host_threads > unit ? host_threads : unit;
     if (host_threads > 1) spare += unit * (host_threads - 1);
+    /* on 64 cores or more, three units at least, whatever the GPUs */
+    if (cores >= 64 && spare < 3 * unit) spare = 3 * unit;
     int n = cores - spare;
     return n > 1 ? n : 1;
 }

@@ -23,8 +23,11 @@
  * come at every regular force) 1M bodies' block steps took 8-12 s with 48
  * or 52 threads, 18-28 s with 56 and 42 s with 60 (the serial prediction
  * of the small blocks slowed most: a spinning team of 60 beside three
- * spinning host threads leaves the driver no core), so 52 there
- * (docs/BENCHMARKS.md, "Two GPUs and thread teams").
+ * spinning host threads leaves the driver no core), so 52 there.  The
+ * same cliff came on such a host with one GPU and no host thread: 11.1-
+ * 11.5 s with 48 or 52 threads, 36 s with 56, 40-53 s with 60; so on 64
+ * cores or more the reserve is three sixteenths at least, whatever the
+ * GPUs (docs/BENCHMARKS.md, "Two GPUs and thread teams").
  *
  * Then, whoever chose the size, the team shrinks while other processes use
  * the cores: every TEAM_INTERVAL_S between blocks a sample is taken (the
