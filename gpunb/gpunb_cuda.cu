@@ -1889,16 +1889,22 @@ static void res_upload(GpunbCuda *c, int n, const int *idx, const int *nnb, cons
     dev_set(d);
     grow_dev((void **)&c->d_sl, &c->d_sl_cap, need);
     int *hs = (int *)c->h_sl, *hc = hs + m, *ho = hs + 2 * m, *he = (int *)(c->h_sl + head);
+    int *from = (int *)malloc(sizeof(int) * (size_t)(m + 1));
+    if (!from) { fprintf(stderr, "gpunb cuda: out of host memory\n"); exit(1); }
     long o = 0;
     for (int k = 0, q = 0; k < n; k++) {
         if (c->res_mark[idx[k]] != k) continue;
         hs[q] = idx[k];
         hc[q] = nnb[k];
         ho[q] = (int)o;
-        memcpy(he + o, lists[k], sizeof(int) * (size_t)nnb[k]);
+        from[q] = k;
         o += nnb[k];
         q++;
     }
+    /* the lists by the team when many (every body's at a restart) */
+#pragma omp parallel for schedule(static) if (m >= 4096)
+    for (int q = 0; q < m; q++) memcpy(he + ho[q], lists[from[q]], sizeof(int) * (size_t)hc[q]);
+    free(from);
     for (int k = 0; k < n; k++) c->res_mark[idx[k]] = -1;
     CK(cudaMemcpyAsync(c->d_sl, c->h_sl, head + (size_t)tot * sizeof(int), cudaMemcpyHostToDevice, d->st));
     const int *ds = (const int *)c->d_sl;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
+#include "common/parallel.h"
 #include "core/forces.h"
 #include "core/newpoly.h"
 #include "core/steps.h"
@@ -21,6 +22,35 @@ static void nomem(void)
     exit(1);
 }
 
+/* The polynomials of n bodies (distinct slots) to both libraries, and
+ * with `lists` their lists too.  Gathered by the team for many bodies: the
+ * start-up's three serial passes over 1M bodies took 2.4-3.2 s. */
+static void send_bodies(sim *s, int n, const int *idx, int lists)
+{
+    double *t0 = malloc(sizeof(double) * (n + 1)), *m = malloc(sizeof(double) * (n + 1));
+    vec3 *x = malloc(sizeof(vec3) * (n + 1)), *v = malloc(sizeof(vec3) * (n + 1));
+    vec3 *a = malloc(sizeof(vec3) * (n + 1)), *j = malloc(sizeof(vec3) * (n + 1));
+    if (!t0 || !m || !x || !v || !a || !j) nomem();
+#pragma omp parallel for schedule(static) if (par_worth(n, 4096))
+    for (int k = 0; k < n; k++) {
+        const int i = idx[k];
+        t0[k] = s->t0[i];
+        m[k] = s->m[i];
+        memcpy(x[k], s->x0[i], sizeof(vec3));
+        memcpy(v[k], s->v0[i], sizeof(vec3));
+        memcpy(a[k], s->a[i], sizeof(vec3));
+        memcpy(j[k], s->j[i], sizeof(vec3));
+        gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
+        if (lists) gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
+    }
+    gpunb_set_range(s->nb, s->ifirst, s->ntot);
+    if (n > 0)
+        gpunb_set_jp(s->nb, n, idx, t0, (const double(*)[3])x, (const double(*)[3])v,
+                     (const double(*)[3])a, (const double(*)[3])j, m);
+    if (lists) gpunb_lists_send(s, n, idx);
+    free(t0); free(m); free(x); free(v); free(a); free(j);
+}
+
 void newpoly_send(sim *s, int n, const int *idx)
 {
     int *all = NULL;
@@ -31,27 +61,8 @@ void newpoly_send(sim *s, int n, const int *idx)
         for (int k = 0; k < n; k++) all[k] = s->ifirst + k;
         idx = all;
     }
-    double *t0 = malloc(sizeof(double) * (n + 1)), *m = malloc(sizeof(double) * (n + 1));
-    vec3 *x = malloc(sizeof(vec3) * (n + 1)), *v = malloc(sizeof(vec3) * (n + 1));
-    vec3 *a = malloc(sizeof(vec3) * (n + 1)), *j = malloc(sizeof(vec3) * (n + 1));
-    if (!t0 || !m || !x || !v || !a || !j) nomem();
-    for (int k = 0; k < n; k++) {
-        const int i = idx[k];
-        t0[k] = s->t0[i];
-        m[k] = s->m[i];
-        memcpy(x[k], s->x0[i], sizeof(vec3));
-        memcpy(v[k], s->v0[i], sizeof(vec3));
-        memcpy(a[k], s->a[i], sizeof(vec3));
-        memcpy(j[k], s->j[i], sizeof(vec3));
-        gpuirr_set_jp(s->irr, i, s->t0[i], s->x0[i], s->v0[i], s->a[i], s->j[i], s->m[i]);
-        gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
-    }
-    gpunb_set_range(s->nb, s->ifirst, s->ntot);
-    if (n > 0)
-        gpunb_set_jp(s->nb, n, idx, t0, (const double(*)[3])x, (const double(*)[3])v,
-                     (const double(*)[3])a, (const double(*)[3])j, m);
-    gpunb_lists_send(s, n, idx);
-    free(t0); free(m); free(x); free(v); free(a); free(j); free(all);
+    send_bodies(s, n, idx, 1);
+    free(all);
 }
 
 void newpoly_send_polynomials(sim *s)
@@ -68,40 +79,66 @@ void newpoly_send_polynomials(sim *s)
     free(idx);
 }
 
-/* newpoly_send, its time in the start-up's timers */
-static void timed_send(sim *s, int nb, const int *idx, int start)
+/* send_bodies, its time in the start-up's timers */
+static void timed_send(sim *s, int nb, const int *idx, int lists, int start)
 {
     const double w0 = omp_get_wtime();
-    newpoly_send(s, nb, idx);
+    send_bodies(s, nb, idx, lists);
     if (start) s->ptm.sends += omp_get_wtime() - w0;
 }
 
+static int contiguous(int n, const int *idx)
+{
+    for (int k = 1; k < n; k++)
+        if (idx[k] != idx[0] + k) return 0;
+    return 1;
+}
+
 /* Lists and regular force; only the bodies whose list is too short are
- * asked again (each body's force and list depend on its own radius alone). */
+ * asked again (each body's force and list depend on its own radius alone).
+ * When the bodies are a run of slots (the start-up: every body), the first
+ * pass writes straight into their rows, fr and frd: a temporary of 1M
+ * lists was 1.8 GB to fault in and copy.  A body asked again has its row
+ * and forces written again by a later pass. */
 static void new_lists(sim *s, int nb, const int *idx, vec3 *fr, vec3 *frd)
 {
+    const size_t nbmax = (size_t)s->nbmax;
     int *nnb = malloc(sizeof(int) * nb), *ovf = malloc(sizeof(int) * nb);
     int *redo = malloc(sizeof(int) * nb), *pos = malloc(sizeof(int) * nb);
-    vec3 *ta = malloc(sizeof(vec3) * nb), *tj = malloc(sizeof(vec3) * nb);
-    int *tl = malloc(sizeof(int) * (size_t)nb * s->nbmax);
-    if (!nnb || !ovf || !redo || !pos || !ta || !tj || !tl) nomem();
+    if (!nnb || !ovf || !redo || !pos) nomem();
+    vec3 *ta = NULL, *tj = NULL;
+    int *tl = NULL;
+    const int direct = nb > 0 && contiguous(nb, idx);
     int m = nb;
     for (int k = 0; k < nb; k++) { redo[k] = idx[k]; pos[k] = k; }
     for (int pass = 0; m > 0 && pass < LIST_PASSES; pass++) {
-        regular_force(s, m, redo, ta, tj, nnb, tl, ovf);
+        const int inplace = pass == 0 && direct;
+        if (!inplace && !tl) { /* later passes are no larger than this one */
+            ta = malloc(sizeof(vec3) * m);
+            tj = malloc(sizeof(vec3) * m);
+            tl = malloc(sizeof(int) * (size_t)m * nbmax);
+            if (!ta || !tj || !tl) nomem();
+        }
+        vec3 *pa = inplace ? fr : ta, *pj = inplace ? frd : tj;
+        int *pl = inplace ? sim_list(s, idx[0]) : tl;
+        regular_force(s, m, redo, pa, pj, nnb, pl, ovf);
+        const int last = pass + 1 == LIST_PASSES, whole = s->ntot - s->ifirst - 1;
+#pragma omp parallel for schedule(static) if (par_worth(m, 4096))
+        for (int q = 0; q < m; q++) {
+            if (nnb[q] < 2 && nnb[q] < whole && !ovf[q] && !last) continue; /* asked again */
+            const int k = pos[q], i = redo[q];
+            s->nnb[i] = nnb[q];
+            if (inplace) continue;
+            memcpy(fr[k], pa[q], sizeof(vec3));
+            memcpy(frd[k], pj[q], sizeof(vec3));
+            memcpy(sim_list(s, i), pl + (size_t)q * nbmax, sizeof(int) * nnb[q]);
+        }
         int again = 0;
         for (int q = 0; q < m; q++) {
-            int k = pos[q], i = redo[q];
-            if (nnb[q] < 2 && nnb[q] < s->ntot - s->ifirst - 1 && !ovf[q] && pass + 1 < LIST_PASSES) {
-                s->rs[i] *= 1.5;
-                redo[again] = i;
-                pos[again++] = k;
-                continue;
-            }
-            memcpy(fr[k], ta[q], sizeof(vec3));
-            memcpy(frd[k], tj[q], sizeof(vec3));
-            s->nnb[i] = nnb[q];
-            memcpy(sim_list(s, i), tl + (size_t)q * s->nbmax, sizeof(int) * nnb[q]);
+            if (!(nnb[q] < 2 && nnb[q] < whole && !ovf[q] && !last)) continue;
+            s->rs[redo[q]] *= 1.5;
+            redo[again] = redo[q];
+            pos[again++] = pos[q];
         }
         m = again;
     }
@@ -156,6 +193,7 @@ static void derivatives(sim *s, int nb, const int *idx, double t, int start)
     vec3 *d2r = malloc(sizeof(vec3) * nb), *d3r = malloc(sizeof(vec3) * nb);
     double *h2 = malloc(sizeof(double) * nb), *dtr = malloc(sizeof(double) * nb);
     if (!xs || !vs || !as || !js || !d2i || !d3i || !d2r || !d3r || !h2 || !dtr) nomem();
+#pragma omp parallel for schedule(static) if (par_worth(nb, 4096))
     for (int k = 0; k < nb; k++) {
         const int i = idx[k];
         memcpy(xs[k], s->x0[i], sizeof(vec3));
@@ -170,6 +208,7 @@ static void derivatives(sim *s, int nb, const int *idx, double t, int start)
     gpunb_fpoly(s->nb, nb, idx, h2, dtr, (const double(*)[3])xs, (const double(*)[3])vs,
                 (const double(*)[3])as, (const double(*)[3])js, d2i, d3i, d2r, d3r);
     if (start) s->ptm.sums += omp_get_wtime() - w0;
+#pragma omp parallel for schedule(static) if (par_worth(nb, 4096))
     for (int k = 0; k < nb; k++) {
         const int i = idx[k];
         memcpy(s->d2[i], d2i[k], sizeof(vec3));
@@ -185,6 +224,9 @@ int newpoly_bodies(sim *s, int nb, const int *idx, double t, unsigned flags, cha
 {
     const newpoly_reg *reg = s->newpoly_reg;
     const int start = flags & NEWPOLY_START;
+    /* the bodies' slots are distinct: the passes over them go to the team
+     * when they are many (the start-up) */
+#pragma omp parallel for schedule(static) if (par_worth(nb, 4096))
     for (int k = 0; k < nb; k++) {
         const int i = idx[k];
         s->t0[i] = s->t0r[i] = s->tpred[i] = t;
@@ -193,7 +235,7 @@ int newpoly_bodies(sim *s, int nb, const int *idx, double t, unsigned flags, cha
         memset(s->a[i], 0, sizeof(vec3));
         memset(s->j[i], 0, sizeof(vec3));
     }
-    timed_send(s, nb, idx, start);
+    timed_send(s, nb, idx, 1, start);
     if (reg) reg->begin(s, nb, idx, t, flags);
     gpunb_predict(s->nb, t);
 
@@ -207,6 +249,7 @@ int newpoly_bodies(sim *s, int nb, const int *idx, double t, unsigned flags, cha
     new_lists(s, nb, idx, fr, frd);
     if (start) s->ptm.lists += omp_get_wtime() - w0;
     if (start) s->ptm.retries += s->ptm.retry_all - r0;
+#pragma omp parallel for schedule(static) if (par_worth(nb, 4096))
     for (int k = 0; k < nb; k++) {
         const int i = idx[k];
         gpuirr_set_list(s->irr, i, s->nnb[i], sim_list(s, i));
@@ -223,6 +266,7 @@ int newpoly_bodies(sim *s, int nb, const int *idx, double t, unsigned flags, cha
     int rc = irregular_force(s, nb, idx, fi, fid, err, errlen);
     if (rc == 0) {
         if (reg) reg->irr_correct(s, nb, idx, lp, nnb, fi, fid);
+#pragma omp parallel for schedule(static) if (par_worth(nb, 4096))
         for (int k = 0; k < nb; k++) {
             const int i = idx[k];
             memcpy(s->fi[i], fi[k], sizeof(vec3));
@@ -237,15 +281,18 @@ int newpoly_bodies(sim *s, int nb, const int *idx, double t, unsigned flags, cha
         if (start && tide_on(&s->tide)) coriolis_jerk_at_start(s, nb, idx);
         if (start) s->ptm.irregular += omp_get_wtime() - w0;
 
-        /* every body's a, j at t is in the libraries before the sums */
+        /* every body's a, j at t is in the libraries before the sums; the
+         * lists are there already (given to GPUIRR above, kept by GPUNB from
+         * its regular force, reg/'s edits sent by reg/) */
         w0 = omp_get_wtime();
-        timed_send(s, nb, idx, start);
+        timed_send(s, nb, idx, 0, start);
         derivatives(s, nb, idx, t, start);
         if (start) s->ptm.derivatives += omp_get_wtime() - w0;
         if (start && tide_on(&s->tide)) tide_derivatives_at_start(s, nb, idx);
+#pragma omp parallel for schedule(static) if (par_worth(nb, 4096))
         for (int k = 0; k < nb; k++) steps_first(s, idx[k], t);
         if (reg) reg->end(s, nb, idx, t, flags);
-        timed_send(s, nb, idx, start);
+        timed_send(s, nb, idx, 0, start);
     }
     free(fr); free(frd); free(fi); free(fid); free(lp); free(nnb);
     return rc ? -1 : 0;
