@@ -64,7 +64,7 @@ static int step(team *t, machine *mc, double own_cores, double other_cores, doub
 static void test_default_sizes(void)
 {
     static const int c[][3] = {{1, 0, 1}, {2, 0, 2}, {16, 0, 16}, {16, 1, 15}, {16, 3, 13}, {32, 0, 30},
-                               {32, 1, 30}, {32, 3, 25}, {64, 0, 52}, {64, 1, 52}, {64, 3, 52},
+                               {32, 1, 30}, {32, 3, 25}, {64, 0, 48}, {64, 1, 48}, {64, 3, 48},
                                {64, 7, 33}, {128, 7, 72}, {2, 3, 1}};
     int bad = 0;
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
@@ -73,7 +73,7 @@ static void test_default_sizes(void)
             printf("# %d cores, %d host threads: team %d, expected %d\n", c[k][0], c[k][1],
                    team_default_size(c[k][0], c[k][1]), c[k][2]);
         }
-    CHECK(bad == 0, "default team: all 2 and 16 cores, 30 of 32, 52 of 64 with one to four GPUs, a "
+    CHECK(bad == 0, "default team: all 2 and 16 cores, 30 of 32, 48 of 64 with one to four GPUs, a "
           "core for each extra GPU's host thread beyond that, on 32 cores or more a sixteenth more for "
           "each beyond the first (%d wrong)", bad);
 }

@@ -19,8 +19,8 @@ int team_default_size(int cores, int host_threads)
      * thread beyond the first (team.h says what was measured) */
     int spare = host_threads > unit ? host_threads : unit;
     if (host_threads > 1) spare += unit * (host_threads - 1);
-    /* on 64 cores or more, three units at least, whatever the GPUs */
-    if (cores >= 64 && spare < 3 * unit) spare = 3 * unit;
+    /* on 64 cores or more, a quarter of them at least, whatever the GPUs */
+    if (cores >= 64 && spare < cores / 4) spare = cores / 4;
     int n = cores - spare;
     return n > 1 ? n : 1;
 }

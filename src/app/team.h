@@ -23,11 +23,14 @@
  * come at every regular force) 1M bodies' block steps took 8-12 s with 48
  * or 52 threads, 18-28 s with 56 and 42 s with 60 (the serial prediction
  * of the small blocks slowed most: a spinning team of 60 beside three
- * spinning host threads leaves the driver no core), so 52 there.  The
- * same cliff came on such a host with one GPU and no host thread: 11.1-
- * 11.5 s with 48 or 52 threads, 36 s with 56, 40-53 s with 60; so on 64
- * cores or more the reserve is three sixteenths at least, whatever the
- * GPUs (docs/BENCHMARKS.md, "Two GPUs and thread teams").
+ * spinning host threads leaves the driver no core).  The same cliff came
+ * on such a host (64 cores, one socket, one NUMA node, no SMT) with one GPU
+ * and no host thread, and sooner with fewer bodies: 1M bodies' block
+ * steps 11.1-11.5 s with 48 or 52 threads, 36 s with 56, 40-53 s with 60;
+ * 128k bodies' (t = 0 -> 0.5) 6.1, 5.9, 6.2 s with 32, 40, 48 threads,
+ * 8.1 s with 52, 8.8-11.6 s with 54-58, 19 s with 60 and 31 s with 64.
+ * So on 64 cores or more a quarter is left at least, whatever the GPUs:
+ * 48 of 64 (docs/BENCHMARKS.md, "Two GPUs and thread teams").
  *
  * Then, whoever chose the size, the team shrinks while other processes use
  * the cores: every TEAM_INTERVAL_S between blocks a sample is taken (the
