@@ -4,7 +4,8 @@
  * and GPU host threads are all its load, with steal time and bursts of
  * kernel work; a 2-core machine beside a neighbour that comes and goes;
  * tick-rounding noise); and recordings of real runs (tests/data/team/,
- * made by scripts/team-record), each with what the team must do there. */
+ * made by scripts/team-record), each with what the team must do there; the
+ * run's mean load between two samples. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <sched.h>
@@ -258,6 +259,23 @@ static void test_recordings(void)
     }
 }
 
+/* The run's mean load (summary.json's cpu_others_cores, cpu_steal_cores)
+ * from its first and last samples. */
+static void test_run_load(void)
+{
+    const team_sample a = {10.0, 3.0, 50.0, 7.0}, b = {12.0, 63.0, 116.0, 8.0};
+    double others = -1.0, steal = -1.0;
+    int rc = team_load_between(&a, &b, &others, &steal);
+    CHECK(rc == 0 && fabs(others - 3.0) < 1e-12 && fabs(steal - 0.5) < 1e-12,
+          "run load: 66 busy core-s, 60 of them own, 1 stolen, over 2 s: others %.3f (3), steal %.3f (0.5)",
+          others, steal);
+    /* ticks rounded: own time a little above the busy time is no one else */
+    const team_sample c = {12.0, 63.0, 109.0, 8.0};
+    rc = team_load_between(&a, &c, &others, &steal);
+    CHECK(rc == 0 && others == 0.0, "run load: own time above busy time gives others %.3f (0)", others);
+    CHECK(team_load_between(&a, &a, &others, &steal) == -1, "run load: no time passed is reported");
+}
+
 int main(void)
 {
     uint64_t seed = check_seed();
@@ -267,5 +285,6 @@ int main(void)
     test_neighbour_comes_and_goes();
     test_tick_noise(seed);
     test_recordings();
+    test_run_load();
     return check_done();
 }

@@ -847,6 +847,11 @@ static int finish(run_ctx *c, char *err, size_t errlen)
     if (c->stop != STOP_ENERGY &&
         write_checkpoint(c, c->stop == STOP_TCRIT ? "end" : why, err, errlen)) return -1;
     runlog_walls(&c->lg, c->s);
+    if (team_run_load(&c->team, &c->lg.load_others, &c->lg.load_steal) == 0)
+        runlog_note(&c->lg, "this process's CPUs over the run: other processes used %.2f cores, the "
+                    "virtual machine's host stole %.2f", c->lg.load_others, c->lg.load_steal);
+    else
+        c->lg.load_others = c->lg.load_steal = -1.0;
     /* summary.json's "threads" is the team chosen at the start, whatever the
      * neighbours made of it ("team_smallest", "team_changes"; log.txt
      * says why each change happened), so that runs compare */

@@ -106,6 +106,7 @@ typedef struct runlog {
     double wall0;        /* wall clock at the start of the integration */
     int team_min;        /* the smallest OpenMP team of the run (0: not followed) */
     int team_changes;    /* how often the team changed size (team.h) */
+    double load_others, load_steal; /* the run's mean load of its CPUs (team_run_load; < 0: unknown) */
     int row_as_comment;  /* the next check's row is written as a "# " comment */
     run_walls walls;
     /* ---- restarts and early stops (checkpoint.h, runctl.h) ---- */

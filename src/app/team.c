@@ -46,6 +46,15 @@ static int team_wanted(const team *t)
     return want < 1 ? 1 : want;
 }
 
+int team_load_between(const team_sample *a, const team_sample *b, double *others, double *steal)
+{
+    const double dt = b->wall - a->wall;
+    if (!(dt > 0.0)) return -1;
+    *others = fmax(0.0, (b->busy - a->busy) - (b->own - a->own)) / dt;
+    *steal = fmax(0.0, b->steal - a->steal) / dt;
+    return 0;
+}
+
 int team_feed(team *t, const team_sample *s)
 {
     if (!t->adapt) return 0;
@@ -55,11 +64,7 @@ int team_feed(team *t, const team_sample *s)
     }
     t->win[t->nwin++] = *s;
     if (t->nwin < TEAM_WINDOW + 1) return 0;
-    const team_sample *a = &t->win[0];
-    double dt = s->wall - a->wall;
-    if (!(dt > 0.0)) return 0;
-    t->others = fmax(0.0, (s->busy - a->busy) - (s->own - a->own)) / dt;
-    t->steal = fmax(0.0, s->steal - a->steal) / dt;
+    if (team_load_between(&t->win[0], s, &t->others, &t->steal) != 0) return 0;
     int want = team_wanted(t);
     if (want != t->pending) {
         t->pending = want;
@@ -70,7 +75,8 @@ int team_feed(team *t, const team_sample *s)
     if (want == t->now || t->agree < TEAM_CONFIRM) return 0;
     snprintf(t->why, sizeof t->why,
              "OpenMP team %d -> %d: other processes used %.2f of this process's %d cores over the "
-             "last %.2f s (steal %.2f)", t->now, want, t->others, t->cores, dt, t->steal);
+             "last %.2f s (steal %.2f)", t->now, want, t->others, t->cores, s->wall - t->win[0].wall,
+             t->steal);
     t->now = want;
     return 1;
 }
@@ -134,6 +140,8 @@ void team_start(team *t)
     team_sample s;
     int ok = take_sample(&s) == 0;
     team_init(t, omp_get_num_procs(), omp_get_max_threads(), ok && !dynamic_off());
+    t->first = s;
+    t->have_first = ok;
     if (t->adapt) team_feed(t, &s);
     t->next = omp_get_wtime() + TEAM_INTERVAL_S;
 }
@@ -152,6 +160,13 @@ int team_adjust(team *t)
     if (!team_feed(t, &s)) return 0;
     omp_set_num_threads(t->now);
     return 1;
+}
+
+int team_run_load(const team *t, double *others, double *steal)
+{
+    team_sample s;
+    if (!t->have_first || take_sample(&s) != 0) return -1;
+    return team_load_between(&t->first, &s, others, steal);
 }
 
 void team_describe(const team *t, int user_chose, int host_threads, char *buf, int len)

@@ -71,6 +71,8 @@ typedef struct team {
     int pending, agree; /* the size the last decisions asked for, and how many in a row */
     double others, steal; /* cores used by other processes / stolen, over the window */
     char why[200];        /* the reason of the last change, for the log */
+    team_sample first;    /* the live side's first sample (have_first), for team_run_load */
+    int have_first;
 } team;
 
 /* The default team on `cores` CPUs with `host_threads` GPU host threads of
@@ -79,6 +81,9 @@ int team_default_size(int cores, int host_threads);
 
 /* Pure state machine (the tests feed it recorded figures). */
 void team_init(team *t, int cores, int max, int adapt);
+/* The cores other processes used (busy less one's own) and the cores
+ * stolen between two samples; -1 when no time passed. */
+int team_load_between(const team_sample *a, const team_sample *b, double *others, double *steal);
 /* Takes one sample; returns 1 when the team size changes (t->now, t->why). */
 int team_feed(team *t, const team_sample *s);
 
@@ -93,6 +98,10 @@ void team_start(team *t);
 /* Between blocks (cheap until the interval has passed): resizes the team.
  * Returns 1 when it changed (t->why says why). */
 int team_adjust(team *t);
+/* The mean load of this process's CPUs since team_start, in cores: what
+ * other processes used and what a virtual machine's host stole.  Returns
+ * -1 when /proc/stat could not be read. */
+int team_run_load(const team *t, double *others, double *steal);
 /* A line for the log: how the team was chosen (user_chose: --threads or
  * OMP_NUM_THREADS) and whether it follows the neighbours. */
 void team_describe(const team *t, int user_chose, int host_threads, char *buf, int len);
