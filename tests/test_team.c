@@ -259,7 +259,7 @@ static void test_recordings(void)
     }
 }
 
-/* The run's mean load (summary.json's cpu_others_cores, cpu_steal_cores)
+/* The run's mean load (summary.json's team_others_cores, team_steal_cores)
  * from its first and last samples. */
 static void test_run_load(void)
 {

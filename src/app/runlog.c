@@ -394,7 +394,7 @@ int runlog_summary(const runlog *r, const char *dir, const sim *s, const diag *d
     fprintf(f, "  \"threads\": %d,\n", omp_get_max_threads());
     fprintf(f, "  \"team_smallest\": %d,\n", r->team_min > 0 ? r->team_min : omp_get_max_threads());
     fprintf(f, "  \"team_changes\": %d,\n", r->team_changes);
-    fprintf(f, "  \"cpu_others_cores\": %.4g,\n  \"cpu_steal_cores\": %.4g,\n", r->load_others, r->load_steal);
+    fprintf(f, "  \"team_others_cores\": %.4g,\n  \"team_steal_cores\": %.4g,\n", r->load_others, r->load_steal);
     fprintf(f, "  \"gpunb_backend\": \"%s\",\n", gpunb_backend(s->nb));
     fprintf(f, "  \"gpuirr_backend\": \"%s\",\n", gpuirr_backend(s->irr));
     char tn[1024];
