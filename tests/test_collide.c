@@ -130,15 +130,24 @@ static void table(void)
           "products: two He white dwarfs leave nothing (%d, %.3f thrown off)", p.kw, dm);
 }
 
+/* The cluster with its hard pair regularised, checked; NULL (and the
+ * check failed) when it is not. */
+static sim *hard_pair_cluster(const char *what)
+{
+    sim *s = cluster(0.3, 0, 1.0);
+    CHECK(s && s->npairs >= 1, "%s: the hard pair is regularised", what);
+    if (!s || s->npairs < 1) {
+        if (s) run_end(s);
+        return NULL;
+    }
+    return s;
+}
+
 /* A hard pair's two stars merged by hand: one body, momentum, energy. */
 static void by_hand(void)
 {
-    sim *s = cluster(0.3, 0, 1.0);
-    CHECK(s && s->npairs >= 1, "by hand: the hard pair is regularised");
-    if (!s || s->npairs < 1) {
-        if (s) run_end(s);
-        return;
-    }
+    sim *s = hard_pair_cluster("by hand");
+    if (!s) return;
     char err[512];
     int partner, n0 = s->n;
     int i = ks_star_isolate(s, 21, &partner, err, sizeof err);
@@ -514,12 +523,8 @@ static void ce_run(double rg, int audit)
  * the measured total's jump, and the run goes on. */
 static void reshape_by_hand(void)
 {
-    sim *s = cluster(0.3, 0, 1.0);
-    CHECK(s && s->npairs >= 1, "reshape: the hard pair is regularised");
-    if (!s || s->npairs < 1) {
-        if (s) run_end(s);
-        return;
-    }
+    sim *s = hard_pair_cluster("reshape");
+    if (!s) return;
     char err[512];
     int partner;
     int i = ks_star_isolate(s, 21, &partner, err, sizeof err), j = ks_slot_of_star(s, 22);

@@ -94,6 +94,14 @@ static int contiguous(int n, const int *idx)
     return 1;
 }
 
+/* A list too short for an irregular polynomial that a larger radius could
+ * lengthen (not a shrunk overflow, not every other body already, not the
+ * last pass): asked again. */
+static int ask_again(int nnb, int overflowed, int whole, int last)
+{
+    return nnb < 2 && nnb < whole && !overflowed && !last;
+}
+
 /* Lists and regular force; only the bodies whose list is too short are
  * asked again (each body's force and list depend on its own radius alone).
  * When the bodies are a run of slots (the start-up: every body), the first
@@ -125,7 +133,7 @@ static void new_lists(sim *s, int nb, const int *idx, vec3 *fr, vec3 *frd)
         const int last = pass + 1 == LIST_PASSES, whole = s->ntot - s->ifirst - 1;
 #pragma omp parallel for schedule(static) if (par_worth(m, 4096))
         for (int q = 0; q < m; q++) {
-            if (nnb[q] < 2 && nnb[q] < whole && !ovf[q] && !last) continue; /* asked again */
+            if (ask_again(nnb[q], ovf[q], whole, last)) continue;
             const int k = pos[q], i = redo[q];
             s->nnb[i] = nnb[q];
             if (inplace) continue;
@@ -135,7 +143,7 @@ static void new_lists(sim *s, int nb, const int *idx, vec3 *fr, vec3 *frd)
         }
         int again = 0;
         for (int q = 0; q < m; q++) {
-            if (!(nnb[q] < 2 && nnb[q] < whole && !ovf[q] && !last)) continue;
+            if (!ask_again(nnb[q], ovf[q], whole, last)) continue;
             s->rs[redo[q]] *= 1.5;
             redo[again] = redo[q];
             pos[again++] = pos[q];
