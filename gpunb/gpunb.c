@@ -423,3 +423,17 @@ int gpunb_irrf_resident(gpunb *g, int ni, const int *idx, const double (*x)[3], 
     }
     return g->ops->irrf(g, ni, x, v, g->res_kn, g->res_lp, a, jerk);
 }
+
+int gpunb_irrf_members(gpunb *g, int ni, const int *idx, const double (*x)[3], const double (*v)[3],
+                       double (*a)[3], double (*jerk)[3])
+{
+    if (ni > 0 && g->ops->irrf_members) {
+        for (int k = 0; k < ni; k++)
+            if (idx[k] < 0 || idx[k] >= g->nmax) {
+                fprintf(stderr, "gpunb_irrf_members: slot %d outside [0, %d)\n", idx[k], g->nmax);
+                exit(1);
+            }
+        return g->ops->irrf_members(g, ni, idx, x, v, a, jerk);
+    }
+    return gpunb_irrf_resident(g, ni, idx, x, v, a, jerk);
+}

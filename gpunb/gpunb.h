@@ -162,6 +162,16 @@ void gpunb_set_list(gpunb *g, int n, const int *idx, const int *nnb, const int *
 int gpunb_irrf_resident(gpunb *g, int ni, const int *idx, const double (*x)[3], const double (*v)[3],
                         double (*a)[3], double (*jerk)[3]);
 
+/* gpunb_irrf_resident for bodies at their own slots' predicted state: the
+ * caller promises that x[k], v[k] are predict3 (common/predict.h) of the
+ * polynomial it last gave slot idx[k] (gpunb_set_jp, held updates not
+ * counted), to the time of the last gpunb_predict.  The same results, bit
+ * for bit; the CUDA backend then predicts the i-bodies on the GPU from
+ * its own copy of those polynomials (the same bits) instead of uploading
+ * them, when every slot is a j-body. */
+int gpunb_irrf_members(gpunb *g, int ni, const int *idx, const double (*x)[3], const double (*v)[3],
+                       double (*a)[3], double (*jerk)[3]);
+
 /* Which resident lists name given slots: for every slot b in [lo, hi),
  * mark[b - lo] gets bit q set when b's resident list holds labs[q] (q <
  * nlab <= 4; a negative label matches nothing).  The lists are the ones

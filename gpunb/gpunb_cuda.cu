@@ -182,7 +182,7 @@ typedef struct GpunbCuda {
     int *irr_off; size_t irr_off_cap;
     char *h_irr; size_t h_irr_cap;
     char *h_irro; size_t h_irro_cap;
-    long irrf_calls, irrf_double;
+    long irrf_calls, irrf_double, irrf_members;
     double t_irrf;
     /* NBODY6C_GPUNB_TRACE: irrf calls of at most IRR_TRACE_MAX bodies (the
      * latency-bound ones): host phases and GPU 0's phases between events */
@@ -275,23 +275,28 @@ __device__ __forceinline__ void store_predicted(int j, const double x[3], const 
     }
 }
 
-/* Third-order prediction with the operation order of src/predict.h and no
- * fused multiply-adds, so the GPU's predicted state is bit-identical to the
- * host's (x86-64 builds do not contract either). */
-__global__ void k_predict(const JPoly *poly, int jbeg, int lo, int hi, double t,
-                          float4 *jxh, float4 *jxl, float4 *jv, dbl4 *jxd, dbl4 *jvd, int store_double)
+/* Third-order prediction with the operation order of src/common/predict.h
+ * and no fused multiply-adds, so the GPU's predicted state is
+ * bit-identical to the host's (x86-64 builds do not contract either). */
+__device__ __forceinline__ void predict_poly(const JPoly *p, double t, double x[3], double v[3])
 {
-    int j = lo + blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= hi) return;
-    const JPoly *p = &poly[jbeg + j];
     double s = __dsub_rn(t, p->t0);
-    double x[3], v[3];
     for (int k = 0; k < 3; k++) {
         double sj = __dmul_rn(s, p->j[k]);
         double in = __dadd_rn(__ddiv_rn(p->a[k], 2.0), __ddiv_rn(sj, 6.0));
         x[k] = __dadd_rn(p->x[k], __dmul_rn(s, __dadd_rn(p->v[k], __dmul_rn(s, in))));
         v[k] = __dadd_rn(p->v[k], __dmul_rn(s, __dadd_rn(p->a[k], __ddiv_rn(sj, 2.0))));
     }
+}
+
+__global__ void k_predict(const JPoly *poly, int jbeg, int lo, int hi, double t,
+                          float4 *jxh, float4 *jxl, float4 *jv, dbl4 *jxd, dbl4 *jvd, int store_double)
+{
+    int j = lo + blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= hi) return;
+    const JPoly *p = &poly[jbeg + j];
+    double x[3], v[3];
+    predict_poly(p, t, x, v);
     store_predicted(j, x, v, p->m, jxh, jxl, jv, jxd, jvd, store_double);
 }
 
@@ -816,6 +821,29 @@ typedef struct IrrL {
 /* A body whose list names a slot outside the j-range: flag bit 1, force zero. */
 #define IRR_NEAR 1
 #define IRR_BAD 2
+
+/* The i-records of bodies at their own slots' predicted state (gpunb_irrf_
+ * members), built where the polynomials are: the record irr_pack_one makes
+ * from the host's predict3 of the same polynomial, bit for bit (the same
+ * prediction, the same splits, r_min^2 with the host's operation order and
+ * no contraction), with the slot's resident list. */
+__global__ void k_irr_members(const JPoly *poly, const int *slot, int n, double t, IrrI *rec)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    const int i = slot[k];
+    double x[3], v[3];
+    predict_poly(&poly[i], t, x, v);
+    const float hx = (float)x[0], hy = (float)x[1], hz = (float)x[2];
+    const double x2 = __dadd_rn(__dadd_rn(__dmul_rn(x[0], x[0]), __dmul_rn(x[1], x[1])), __dmul_rn(x[2], x[2]));
+    IrrI r;
+    r.xh = make_float4(hx, hy, hz, 0.f);
+    r.xl = make_float4((float)(x[0] - (double)hx), (float)(x[1] - (double)hy), (float)(x[2] - (double)hz), 0.f);
+    r.v = make_float4((float)v[0], (float)v[1], (float)v[2], (float)__dadd_rn(__dmul_rn(1e-14, x2), 1e-20));
+    r.off = i;
+    r.nnb = r.pad0 = r.pad1 = 0;
+    rec[k] = r;
+}
 
 /* One warp per i-body: lane l sums the list entries l, l+32, ... in float,
  * flushing to double every IRR_FLUSH terms, then a fixed butterfly adds
@@ -1945,7 +1973,7 @@ static void cuda_lists_naming(gpunb *g, int lo, int hi, const int lab[4], unsign
  * neighbour closer than r_min are summed again in double.  Given lists:
  * lists and nnb; resident lists: slots (lists NULL). */
 static int irrf_run(GpunbCuda *c, int ni, const double (*x)[3], const double (*v)[3], const int *nnb,
-                    const int *const *lists, const int *slots, double (*a)[3], double (*jerk)[3])
+                    const int *const *lists, const int *slots, int members, double (*a)[3], double (*jerk)[3])
 {
     Dev *d = &c->dev[0];
     const int nj = c->jend - c->jbeg;
@@ -1980,7 +2008,7 @@ static int irrf_run(GpunbCuda *c, int ni, const double (*x)[3], const double (*v
     }
     c->irr_off[ni] = (int)tot;
     const size_t lbase = roundup((int)((size_t)ni * sizeof(IrrI)), 256);
-    const size_t in_bytes = lbase + (size_t)tot * sizeof(int) + 16;
+    const size_t in_bytes = lbase + (size_t)(members ? ni : tot) * sizeof(int) + 16;
     const size_t fbase = (size_t)ni * 6 * sizeof(double);
     const size_t out_bytes = fbase + (size_t)ni * sizeof(int) + 16;
     grow_host((void **)&c->h_irr, &c->h_irr_cap, in_bytes);
@@ -1997,7 +2025,20 @@ static int irrf_run(GpunbCuda *c, int ni, const double (*x)[3], const double (*v
     L.nj = nj;
 
     int first_bad = ni;
-    for (int i0 = 0; i0 < ni; i0 += IRR_CHUNK) {
+    if (members) {   /* slots up, the records built on GPU 0 (k_irr_members), one launch */
+        int *hs = (int *)(c->h_irr + lbase), *ds = (int *)(d->d_irr + lbase);
+        memcpy(hs, slots, sizeof(int) * (size_t)ni);
+        CK(cudaMemcpyAsync(ds, hs, sizeof(int) * (size_t)ni, cudaMemcpyHostToDevice, d->st));
+        k_irr_members<<<cdiv(ni, 128), 128, 0, d->st>>>(d->poly, ds, ni, c->t, drec);
+        CKL("k_irr_members");
+        if (tr) CK(cudaEventRecord(d->iev[3], d->st));
+        k_irrf<<<cdiv((long)ni * 32, 128), 128, 0, d->st>>>(drec, L, ni, d->jxh, d->jxl, d->jv, dout, dflag);
+        CKL("k_irrf");
+        if (tr) CK(cudaEventRecord(d->iev[4], d->st));
+        CK(cudaMemcpyAsync(hout, dout, fbase + (size_t)ni * sizeof(int), cudaMemcpyDeviceToHost, d->st));
+        if (tr) CK(cudaEventRecord(d->iev[5], d->st));
+    }
+    for (int i0 = 0; !members && i0 < ni; i0 += IRR_CHUNK) {
         const int n = imin(IRR_CHUNK, ni - i0);
         int fb = ni;
 #pragma omp parallel for schedule(static) reduction(min : fb) if (n > 1024)
@@ -2043,11 +2084,13 @@ static int irrf_run(GpunbCuda *c, int ni, const double (*x)[3], const double (*v
     }
 
     /* a resident list naming a slot outside the j-range: reported, force zero */
-    int nf = 0;
+    int nf = 0, fb = first_bad;
+#pragma omp parallel for schedule(static) reduction(+ : nf) reduction(min : fb) if (ni > 16384)
     for (int k = 0; k < ni; k++) {
-        if (hflag[k] & IRR_BAD && k < first_bad) first_bad = k;
+        if (hflag[k] & IRR_BAD && k < fb) fb = k;
         nf += hflag[k] == IRR_NEAR;
     }
+    first_bad = fb;
     /* bodies with a neighbour within r_min: double sums on the GPU */
     if (nf > 0) {
         c->irrf_double += nf;
@@ -2097,7 +2140,7 @@ static int cuda_irrf(gpunb *g, int ni, const double (*x)[3], const double (*v)[3
 {
     GpunbCuda *c = as_cuda(g);
     const double w0 = omp_get_wtime();
-    const int rc = irrf_run(c, ni, x, v, nnb, lists, NULL, a, jerk);
+    const int rc = irrf_run(c, ni, x, v, nnb, lists, NULL, 0, a, jerk);
     c->t_irrf += omp_get_wtime() - w0;
     return rc;
 }
@@ -2107,8 +2150,24 @@ static int cuda_irrf_res(gpunb *g, int ni, const int *idx, const double (*x)[3],
 {
     GpunbCuda *c = as_cuda(g);
     const double w0 = omp_get_wtime();
-    const int rc = irrf_run(c, ni, x, v, NULL, NULL, idx, a, jerk);
+    const int rc = irrf_run(c, ni, x, v, NULL, NULL, idx, 0, a, jerk);
     c->t_irrf += omp_get_wtime() - w0;
+    return rc;
+}
+
+/* gpunb_irrf_members: the records built on GPU 0 from its polynomials when
+ * every slot is a j-body (GPU 0 holds them all); else as irrf_res. */
+static int cuda_irrf_members(gpunb *g, int ni, const int *idx, const double (*x)[3], const double (*v)[3],
+                             double (*a)[3], double (*jerk)[3])
+{
+    GpunbCuda *c = as_cuda(g);
+    const double w0 = omp_get_wtime();
+    int out = 0;
+#pragma omp parallel for schedule(static) reduction(| : out) if (ni > 16384)
+    for (int k = 0; k < ni; k++) out |= idx[k] < c->jbeg || idx[k] >= c->jend;
+    const int rc = irrf_run(c, ni, x, v, NULL, NULL, idx, !out, a, jerk);
+    c->t_irrf += omp_get_wtime() - w0;
+    c->irrf_members += !out;
     return rc;
 }
 
@@ -2339,6 +2398,7 @@ static const gpunb_ops cuda_ops = {
     "cuda", cuda_close, cuda_set_range, cuda_set_jp, cuda_predict, cuda_regf, cuda_fpoly, cuda_pot, cuda_pot_rows, cuda_irrf,
     cuda_set_list, cuda_irrf_res, cuda_regf_begin, cuda_regf_end, cuda_hold, cuda_lists_naming,
     1, /* keeps_poly */
+    cuda_irrf_members,
 };
 
 extern "C" int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s)
@@ -2356,6 +2416,7 @@ extern "C" int gpunb_cuda_get_stats(const gpunb *g, gpunb_cuda_stats *s)
     s->t_combine = c->t_combine;
     s->irrf_calls = c->irrf_calls;
     s->irrf_double = c->irrf_double;
+    s->irrf_members = c->irrf_members;
     s->t_irrf = c->t_irrf;
     double *k[5] = {&s->k_predict, &s->k_upload, &s->k_force, &s->k_lists, &s->k_down};
     for (int q = 0; q < 5; q++) *k[q] = c->dev[0].k_sum[q];

@@ -34,6 +34,7 @@ typedef struct gpunb_cuda_stats {
     long rf_waits[2], rf_unstarted[2], rf_forced[2];
     long irrf_calls;     /* gpunb_irrf calls */
     long irrf_double;    /* bodies summed again in double (a neighbour within r_min) */
+    long irrf_members;   /* gpunb_irrf_members calls whose i-bodies GPU 0 predicted itself */
     double t_irrf;       /* wall time (s) of the irrf calls, on the host */
     /* NBODY6C_GPUNB_TRACE: the irrf calls of at most 4096 bodies; the
      * host's queuing (flush, packing, copies and launches), wait and

@@ -59,6 +59,11 @@ typedef struct gpunb_ops {
      * CUDA backend: on each GPU, staged on the host by its set_jp), so the
      * front end keeps no store for it (g->jp NULL) */
     int keeps_poly;
+    /* optional (NULL: irrf_res, or the front end's resident lists):
+     * gpunb_irrf_members, which may build the i-bodies from its own
+     * polynomials (gpunb.h) */
+    int (*irrf_members)(gpunb *g, int ni, const int *idx, const double (*x)[3], const double (*v)[3],
+                        double (*a)[3], double (*jerk)[3]);
 } gpunb_ops;
 
 struct gpunb {

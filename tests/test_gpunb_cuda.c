@@ -812,6 +812,28 @@ static void resident_case(gpunb *g, const char *tag, uint64_t *seed)
            1e3 * (w1 - w0), 1e3 * (w2 - w1));
     CHECK(rc == 0 && rc2 == 0 && !memcmp(a, a2, sizeof *a * ni) && !memcmp(jk, j2, sizeof *jk * ni),
           "resident %s: gpunb_regf's lists kept, irrf_resident equals gpunb_irrf bit for bit", tag);
+#ifdef HAVE_CUDA
+    {   /* gpunb_irrf_members: the i-bodies predicted on the GPU from its
+         * polynomials (c.x, c.v are the host's predict3 of the same ones);
+         * with the first JBEG bodies, which are no j-bodies, it sends them */
+        gpunb_cuda_stats s0, s1, s2;
+        gpunb_cuda_get_stats(g, &s0);
+        const int nm = ni - JBEG;
+        for (int k = 0; k < ni; k++) a2[k][0] = j2[k][0] = NAN;
+        const int rm = gpunb_irrf_members(g, nm, c.idx + JBEG, C3(c.x + JBEG), C3(c.v + JBEG), a2 + JBEG, j2 + JBEG);
+        gpunb_cuda_get_stats(g, &s1);
+        CHECK(rm == 0 && s1.irrf_members == s0.irrf_members + 1 && !memcmp(a + JBEG, a2 + JBEG, sizeof *a * nm) &&
+                  !memcmp(jk + JBEG, j2 + JBEG, sizeof *jk * nm),
+              "resident %s: irrf_members, i-bodies predicted on the GPU, equals gpunb_irrf bit for bit (%d bodies)",
+              tag, nm);
+        for (int k = 0; k < ni; k++) a2[k][0] = j2[k][0] = NAN;
+        const int rn = gpunb_irrf_members(g, ni, c.idx, C3(c.x), C3(c.v), a2, j2);
+        gpunb_cuda_get_stats(g, &s2);
+        CHECK(rn == 0 && s2.irrf_members == s1.irrf_members && !memcmp(a, a2, sizeof *a * ni) &&
+                  !memcmp(jk, j2, sizeof *jk * ni),
+              "resident %s: irrf_members with bodies outside the j-range sends them, bit for bit", tag);
+    }
+#endif
 
     /* set_list: every list without its first entry; body 5's slot named
      * again at the end with its whole list (the last one wins) */

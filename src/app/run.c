@@ -793,8 +793,8 @@ static void write_gpunb_profile(const gpunb *g, FILE *f)
     fprintf(f, "regf calls %ld: pack %.4f, GPU wait %.4f, combine %.4f; set_jp flushed outside regf %.4f; "
             "slice lists redone %ld\n", st.regf_calls, st.t_pack, st.t_dev, st.t_combine, st.t_flush,
             st.slice_retries);
-    fprintf(f, "irrf calls %ld: %.4f (bodies summed again in double: %ld)\n", st.irrf_calls, st.t_irrf,
-            st.irrf_double);
+    fprintf(f, "irrf calls %ld: %.4f (bodies summed again in double: %ld; i-bodies predicted on the GPU: %ld)\n",
+            st.irrf_calls, st.t_irrf, st.irrf_double, st.irrf_members);
     if (st.k_force > 0.0)
         fprintf(f, "GPU 0 regf phases (NBODY6C_GPUNB_TRACE): predict %.4f, i upload %.4f, force %.4f, "
                 "lists %.4f, copy back %.4f\n", st.k_predict, st.k_upload, st.k_force, st.k_lists, st.k_down);

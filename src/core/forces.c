@@ -132,6 +132,8 @@ static void irregular_extra(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j)
     /* An empty list: NBODY6's fictitious mass 0.01 <m> at the origin keeps the
      * irregular polynomial (and so the step criterion) well defined. */
     double mf = 0.01 * s->mmean;
+    /* by the team in big blocks (a pass over every member's list size) */
+#pragma omp parallel for schedule(static) if (par_worth(ni, 16384))
     for (int k = 0; k < ni; k++) {
         int i = ilist[k];
         if (s->nnb[i] != 0) continue;
@@ -159,7 +161,7 @@ int irregular_force(sim *s, int ni, const int *ilist, vec3 *a, vec3 *j, char *er
 
 /* The switch point of the GPU irregular force, in block members (see
  * docs/notes/benchmarks-history.md for its measurement).  With the lists resident on the
- * GPU a block's call moves 64 bytes up and 52 down per member, and GPUIRR's
+ * GPU a block's call moves 4 bytes up (the slot) and 52 down per member, and GPUIRR's
  * prediction of the members' neighbours (most of a CPU block's time at
  * 128k, 513-4096 members) is not needed: bench_irrf put the GPU ahead from
  * 256 members at N = 32k-128k (2-7x); below a few hundred members the
@@ -213,7 +215,7 @@ int irregular_force_gpu(sim *s, int ni, const int *ilist, vec3 *xs, vec3 *vs, ve
         memcpy(xs[k], s->x[ilist[k]], sizeof(vec3));
         memcpy(vs[k], s->v[ilist[k]], sizeof(vec3));
     }
-    if (gpunb_irrf_resident(s->nb, ni, ilist, (const double(*)[3])xs, (const double(*)[3])vs, a, j) != 0) {
+    if (gpunb_irrf_members(s->nb, ni, ilist, (const double(*)[3])xs, (const double(*)[3])vs, a, j) != 0) {
         /* rare: GPUIRR (predicted for these bodies first) sums them again
          * and names a coincident pair */
         gpuirr_pred_act(s->irr, ni, ilist, s->time);

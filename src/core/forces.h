@@ -29,10 +29,12 @@ int gpunb_lists_kept(sim *s);
 void gpunb_lists_send(sim *s, int n, const int *idx);
 
 /* The same force as irregular_force, for a block step (s->block_forces set,
- * t = s->time), summed on the GPU by gpunb_irrf_resident from GPUNB's
+ * t = s->time), summed on the GPU by gpunb_irrf_members from GPUNB's
  * predicted j-state (after gpunb_predict(t)) over the lists GPUNB holds for
  * those slots (the same as GPUIRR's: both get every list), at the bodies'
- * predicted x, v.  xs, vs: scratch of ni entries.  A coincident pair (or a
+ * predicted x, v, which must be predict3 of the polynomials GPUNB holds for
+ * them (the block's members: predicted from the state last sent, before
+ * any held update).  xs, vs: scratch of ni entries.  A coincident pair (or a
  * list entry outside the j-range) sends the call to GPUIRR, which names
  * it. */
 int irregular_force_gpu(sim *s, int ni, const int *ilist, vec3 *xs, vec3 *vs, vec3 *a, vec3 *j, char *err,
