@@ -824,6 +824,35 @@ static void test_partial_entries(void)
     CHECK(worst < 1e-12 && other > 1e3 * worst,
           "holders' force continuous at the formation: %.2e of |F| < 1e-12 (the c.m. taken whole: >= %.2e)",
           worst, other);
+    {   /* A later block with the c.m. and a holder due: the entry's term in
+         * eq. 12 (ks_partial_shift) takes the c.m. at the block's
+         * predicted state, the one the list-change sum takes, whether or not
+         * the c.m.'s corrector (another thread's, in the same loop) has run:
+         * a corrected c.m. gave results that depended on the team. */
+        const int b = ks_slot_of_name(s, hname[0]);
+        const double t1 = T + 1.0 / 1048576;
+        double xs[3], vs[3], ts = s->t0[C], df1[3] = {0, 0, 0}, dj1[3] = {0, 0, 0}, df2[3] = {0, 0, 0},
+                              dj2[3] = {0, 0, 0};
+        memcpy(xs, s->x0[C], sizeof xs);
+        memcpy(vs, s->v0[C], sizeof vs);
+        s->block_forces = 1;
+        predict3(t1 - s->t0[C], s->x0[C], s->v0[C], s->a[C], s->j[C], s->x[C], s->v[C]);
+        s->tpred[C] = t1;
+        ks_partial_shift(s, b, t1, df1, dj1);
+        for (int c = 0; c < 3; c++) { /* C's corrector: a new x0, v0 at t0 = t1 */
+            s->x0[C][c] = s->x[C][c] * (1.0 + 1e-9);
+            s->v0[C][c] = s->v[C][c] * (1.0 - 1e-9);
+        }
+        s->t0[C] = t1;
+        ks_partial_shift(s, b, t1, df2, dj2);
+        memcpy(s->x0[C], xs, sizeof xs);
+        memcpy(s->v0[C], vs, sizeof vs);
+        s->t0[C] = ts;
+        s->block_forces = 0;
+        CHECK((df1[0] != 0.0 || df1[1] != 0.0) && !memcmp(df1, df2, sizeof df1) && !memcmp(dj1, dj2, sizeof dj1),
+              "a holder's entry term in eq. 12 takes the c.m. at the block's prediction, corrected or not "
+              "(%.3e / %.3e)", df1[0], df2[0]);
+    }
     /* the termination hands the component back */
     ok = ks_terminate(s, k, T, err, sizeof err) == 0;
     CHECK(ok, "pair ended at once %s", ok ? "" : err);

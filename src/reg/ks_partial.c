@@ -100,7 +100,10 @@ void ks_partial_drop(sim *s, int holder)
 
 /* Component comp of the pair at c.m. slot C and the c.m. point as the
  * force corrections see them at t (ks_correct.c: the pair resolved at the
- * block time if perturbed, else predicted here). */
+ * block time if perturbed, else predicted here).  A c.m. in the block
+ * keeps its predicted state (ks_block_state), the one the list-change sum
+ * of eq. 12 takes for it: its own corrector, run beside the holder's in
+ * the regular correctors' loop, must not move it. */
 static void component_at(const sim *s, int C, int comp, double t, double xc[3], double vc[3],
                          double xcm[3], double vcm[3])
 {
@@ -114,7 +117,7 @@ static void component_at(const sim *s, int C, int comp, double t, double xc[3], 
         return;
     }
     double q[3], qd[3], m1 = s->m[2 * k], m2 = s->m[2 * k + 1], M = m1 + m2;
-    ks_predict_slot(s, C, t, xcm, vcm);
+    ks_block_state(s, C, t, xcm, vcm);
     ks_orbit_predict(&kp->o, t, q, qd);
     double f = comp ? -m1 / M : m2 / M;
     for (int c = 0; c < 3; c++) {
