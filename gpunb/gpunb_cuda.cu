@@ -1967,11 +1967,35 @@ static void cuda_lists_naming(gpunb *g, int lo, int hi, const int lab[4], unsign
     memcpy(mark, c->h_nm, n);
 }
 
+/* irrf_run's queue for bodies at their own slots' prediction: the slots up
+ * (after the records' place, lbase, in the call's buffers), the records
+ * built by k_irr_members, one force launch, the sums and flags back. */
+static void irr_queue_members(GpunbCuda *c, Dev *d, int ni, const int *slots, size_t lbase, const IrrL &L, int tr)
+{
+    IrrI *drec = (IrrI *)d->d_irr;
+    int *hs = (int *)(c->h_irr + lbase), *ds = (int *)(d->d_irr + lbase);
+    const size_t fbase = (size_t)ni * 6 * sizeof(double);
+    double *dout = (double *)d->d_irro;
+    memcpy(hs, slots, sizeof(int) * (size_t)ni);
+    CK(cudaMemcpyAsync(ds, hs, sizeof(int) * (size_t)ni, cudaMemcpyHostToDevice, d->st));
+    k_irr_members<<<cdiv(ni, 128), 128, 0, d->st>>>(d->poly, ds, ni, c->t, drec);
+    CKL("k_irr_members");
+    if (tr) CK(cudaEventRecord(d->iev[3], d->st));
+    k_irrf<<<cdiv((long)ni * 32, 128), 128, 0, d->st>>>(drec, L, ni, d->jxh, d->jxl, d->jv, dout,
+                                                         (int *)(d->d_irro + fbase));
+    CKL("k_irrf");
+    if (tr) CK(cudaEventRecord(d->iev[4], d->st));
+    CK(cudaMemcpyAsync(c->h_irro, d->d_irro, fbase + (size_t)ni * sizeof(int), cudaMemcpyDeviceToHost, d->st));
+    if (tr) CK(cudaEventRecord(d->iev[5], d->st));
+}
+
 /* The whole call on GPU 0: the i-records (and given lists) go up in chunks
  * of IRR_CHUNK bodies, each chunk's copy and kernel queued while the host
- * packs the next; the sums come back in one pinned buffer.  Bodies with a
- * neighbour closer than r_min are summed again in double.  Given lists:
- * lists and nnb; resident lists: slots (lists NULL). */
+ * packs the next; with `members` (resident lists, every slot a j-body) only
+ * the slots go up and GPU 0 builds the records (irr_queue_members).  The
+ * sums come back in one pinned buffer.  Bodies with a neighbour closer than
+ * r_min are summed again in double.  Given lists: lists and nnb; resident
+ * lists: slots (lists NULL). */
 static int irrf_run(GpunbCuda *c, int ni, const double (*x)[3], const double (*v)[3], const int *nnb,
                     const int *const *lists, const int *slots, int members, double (*a)[3], double (*jerk)[3])
 {
@@ -2025,19 +2049,7 @@ static int irrf_run(GpunbCuda *c, int ni, const double (*x)[3], const double (*v
     L.nj = nj;
 
     int first_bad = ni;
-    if (members) {   /* slots up, the records built on GPU 0 (k_irr_members), one launch */
-        int *hs = (int *)(c->h_irr + lbase), *ds = (int *)(d->d_irr + lbase);
-        memcpy(hs, slots, sizeof(int) * (size_t)ni);
-        CK(cudaMemcpyAsync(ds, hs, sizeof(int) * (size_t)ni, cudaMemcpyHostToDevice, d->st));
-        k_irr_members<<<cdiv(ni, 128), 128, 0, d->st>>>(d->poly, ds, ni, c->t, drec);
-        CKL("k_irr_members");
-        if (tr) CK(cudaEventRecord(d->iev[3], d->st));
-        k_irrf<<<cdiv((long)ni * 32, 128), 128, 0, d->st>>>(drec, L, ni, d->jxh, d->jxl, d->jv, dout, dflag);
-        CKL("k_irrf");
-        if (tr) CK(cudaEventRecord(d->iev[4], d->st));
-        CK(cudaMemcpyAsync(hout, dout, fbase + (size_t)ni * sizeof(int), cudaMemcpyDeviceToHost, d->st));
-        if (tr) CK(cudaEventRecord(d->iev[5], d->st));
-    }
+    if (members) irr_queue_members(c, d, ni, slots, lbase, L, tr);
     for (int i0 = 0; !members && i0 < ni; i0 += IRR_CHUNK) {
         const int n = imin(IRR_CHUNK, ni - i0);
         int fb = ni;
