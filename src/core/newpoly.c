@@ -74,6 +74,8 @@ void newpoly_send_polynomials(sim *s)
     gpunb_set_jp(s->nb, nb, idx, s->t0 + s->ifirst, (const double(*)[3])(s->x0 + s->ifirst),
                  (const double(*)[3])(s->v0 + s->ifirst), (const double(*)[3])(s->a + s->ifirst),
                  (const double(*)[3])(s->j + s->ifirst), s->m + s->ifirst);
+    /* distinct slots: by the team for many, as send_bodies */
+#pragma omp parallel for schedule(static) if (par_worth(nb, 4096))
     for (int k = s->ifirst; k < s->ntot; k++)
         gpuirr_set_jp(s->irr, k, s->t0[k], s->x0[k], s->v0[k], s->a[k], s->j[k], s->m[k]);
     free(idx);
