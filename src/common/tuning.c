@@ -25,6 +25,8 @@ const tuning_switch tuning_switches[] = {
      "1: the GPU irregular-force path (resident lists) with any GPUNB backend, so the CPU tests "
      "cover it"},
     {"NBODY6C_GPU_FP64", 1, "0", "1: the CUDA kernels in double precision (checks of the two-float sums)"},
+    {"NBODY6C_REVERSE_MEMBERS", 1, "0",
+     "1: the block step's corrector loops take the members in reverse order (a run must not change)"},
     {"NBODY6C_FAULT", 1, "none",
      "KIND@K[,KIND@K]: the K-th and later durable writes of KIND (checkpoint, snapshot) fail"},
 };
@@ -49,6 +51,7 @@ tuning tuning_read(void)
     t.hold_send = env_int("NBODY6C_HOLD_SEND");
     t.irr_gpu_min = env_int("NBODY6C_IRR_GPU_MIN");
     t.irr_gpu_any = env_int("NBODY6C_IRR_GPU_ANY");
+    t.reverse_members = env_int("NBODY6C_REVERSE_MEMBERS");
     const char *e = getenv("NBODY6C_NPACT");
     double f;
     t.npact = e && sscanf(e, "%lf", &f) == 1 && f > 0 ? f : 0.0;

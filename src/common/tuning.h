@@ -30,6 +30,7 @@ typedef struct tuning {
     int hold_send;        /* NBODY6C_HOLD_SEND */
     int irr_gpu_min;      /* NBODY6C_IRR_GPU_MIN */
     int irr_gpu_any;      /* NBODY6C_IRR_GPU_ANY (test hook) */
+    int reverse_members;  /* NBODY6C_REVERSE_MEMBERS (test hook) */
     /* GPUIRR's SIMD backend (gpuirr/gpuirr_simd.c) */
     double npact;         /* NBODY6C_NPACT; 0: not set */
     int pred_owned_set;   /* NBODY6C_PRED_OWNED=MIN,MAX given */

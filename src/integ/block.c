@@ -50,6 +50,9 @@ struct block_scratch {
     double *hm;
     int hold_every;    /* NBODY6C_HOLD_SEND=2 (tests): the held hand-over in every
                         * block with a regular member */
+    int reverse;       /* NBODY6C_REVERSE_MEMBERS=1 (tests): the correctors' loops
+                        * backwards; a team runs them in any order, so no member's
+                        * step may read what another member's step writes */
     block_profile prof; /* where the time goes, by block size */
     double wend;       /* wall clock at the end of the last block step (0: none
                         * to count "between" from) */
@@ -72,6 +75,7 @@ block_scratch *block_create(const sim *s)
     b->hm = malloc(sizeof(double) * c);
     const tuning tn = tuning_read();
     b->hold_every = tn.hold_send == 2;
+    b->reverse = tn.reverse_members == 1;
     b->ai = malloc(sizeof(vec3) * c);
     b->ji = malloc(sizeof(vec3) * c);
     b->ar = malloc(sizeof(vec3) * c);
@@ -673,7 +677,8 @@ static void correct_block_irregular(sim *s, block_scratch *b, const block_plan *
 {
     const int send_early = p->send_early, held = p->hold;
 #pragma omp parallel for schedule(static) if (par_worth(b->nact, 256))
-    for (int k = 0; k < b->nact; k++) {
+    for (int kk = 0; kk < b->nact; kk++) {
+        const int k = b->reverse ? b->nact - 1 - kk : kk;
         const int i = b->act[k];
         correct_irregular(s, b, k, t);
         /* the step tally, here in the team's loop: a serial pass over the
@@ -725,7 +730,7 @@ static void correct_block_regular(sim *s, block_scratch *b, double t)
 {
     double rsfac = nbradius_rsfac(s);
 #pragma omp parallel for schedule(static) if (par_worth(b->nreg, 256))
-    for (int q = 0; q < b->nreg; q++) correct_regular(s, b, q, t, rsfac);
+    for (int qq = 0; qq < b->nreg; qq++) correct_regular(s, b, b->reverse ? b->nreg - 1 - qq : qq, t, rsfac);
     for (int q = 0; q < b->nreg; q++) {
         int i = b->act[b->reg[q]];
         if (s->rs[i] < s->rsmin) s->rsmin = s->rs[i];
