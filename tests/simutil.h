@@ -143,7 +143,7 @@ static inline sim *start_deck_run(const char *path, const run_options *o, int pl
 {
     deck d;
     if (deck_read_path(path, &d, err, errlen)) return NULL;
-    int n = d.n;
+    int n = d.n + d.nbin0; /* primordial binaries' companions come on top */
     double *m = malloc(sizeof(double) * n);
     double(*x)[3] = malloc(sizeof(double[3]) * n), (*v)[3] = malloc(sizeof(double[3]) * n);
     sim *s = NULL;

@@ -889,19 +889,9 @@ static sim *order_run(int reverse, char *err, size_t errlen)
     run_options o = quiet_cpu_options();
     o.gpu.mode = GPUNB_CPU; /* the SIMD backends: the runs take seconds */
     o.simd = GPUIRR_AUTO;
-    deck d;
-    if (deck_read_path("input/roche-kroupa-4096-bin10.deck", &d, err, errlen)) return NULL;
-    const int n = d.n + d.nbin0; /* the binaries' companions come on top */
-    double *m = malloc(sizeof(double) * n);
-    double(*x)[3] = malloc(sizeof(double[3]) * n), (*v)[3] = malloc(sizeof(double[3]) * n);
     if (reverse) setenv("NBODY6C_REVERSE_MEMBERS", "1", 1);
     diag d0;
-    sim *s = NULL;
-    if (m && x && v && ic_make(&d, NULL, m, x, v, err, errlen) == 0)
-        s = run_start(&d, n, m, (const double(*)[3])x, (const double(*)[3])v, &o, &d0, err, errlen);
-    free(m);
-    free(x);
-    free(v);
+    sim *s = start_deck_run("input/roche-kroupa-4096-bin10.deck", &o, 0, NULL, &d0, err, errlen);
     if (s && run_advance(s, 0.5, err, errlen)) {
         run_end(s);
         s = NULL;
