@@ -397,16 +397,22 @@ void gpunb_lists_naming(gpunb *g, int lo, int hi, int nlab, const int *labs, uns
     }
 }
 
+/* A slot outside the library's bodies is a caller's bug: named, exit 1. */
+static void check_slots(const gpunb *g, const char *call, int ni, const int *idx)
+{
+    for (int k = 0; k < ni; k++)
+        if (idx[k] < 0 || idx[k] >= g->nmax) {
+            fprintf(stderr, "%s: slot %d outside [0, %d)\n", call, idx[k], g->nmax);
+            exit(1);
+        }
+}
+
 int gpunb_irrf_resident(gpunb *g, int ni, const int *idx, const double (*x)[3], const double (*v)[3],
                         double (*a)[3], double (*jerk)[3])
 {
     check_idle(g, "gpunb_irrf_resident");
     if (ni <= 0) return 0;
-    for (int k = 0; k < ni; k++)
-        if (idx[k] < 0 || idx[k] >= g->nmax) {
-            fprintf(stderr, "gpunb_irrf_resident: slot %d outside [0, %d)\n", idx[k], g->nmax);
-            exit(1);
-        }
+    check_slots(g, "gpunb_irrf_resident", ni, idx);
     if (g->ops->irrf_res) return g->ops->irrf_res(g, ni, idx, x, v, a, jerk);
     res_alloc(g);
     if (ni > g->res_lp_cap) {
@@ -428,11 +434,8 @@ int gpunb_irrf_members(gpunb *g, int ni, const int *idx, const double (*x)[3], c
                        double (*a)[3], double (*jerk)[3])
 {
     if (ni > 0 && g->ops->irrf_members) {
-        for (int k = 0; k < ni; k++)
-            if (idx[k] < 0 || idx[k] >= g->nmax) {
-                fprintf(stderr, "gpunb_irrf_members: slot %d outside [0, %d)\n", idx[k], g->nmax);
-                exit(1);
-            }
+        check_idle(g, "gpunb_irrf_members");
+        check_slots(g, "gpunb_irrf_members", ni, idx);
         return g->ops->irrf_members(g, ni, idx, x, v, a, jerk);
     }
     return gpunb_irrf_resident(g, ni, idx, x, v, a, jerk);
